@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+
+/// `diary-chat`: one turn with the companion, or a whole conversation on a terminal (F-004).
+public struct ChatCommand: DiaryCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "diary-chat",
+        abstract: "Talk with the InnerBloom companion about an entry.",
+        discussion: """
+            With -m, adds one message and prints the companion's answer. With no -m on a terminal, \
+            opens an interactive chat (/save, /cancel, /persona NAME, /retry; Ctrl-D keeps the draft). \
+            The entry is the ID given, else the one named on stdin, else the most recent open draft. \
+            Your message is stored before the companion is asked, so nothing you type is lost.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
+    var textOutput = false
+
+    @Argument(help: ArgumentHelp("The entry's id, or a unique prefix of it.", valueName: "id"))
+    var id: String?
+
+    @Option(name: [.short, .customLong("message")], help: ArgumentHelp("What you want to say (one turn).", valueName: "text"))
+    var message: String?
+
+    @Flag(name: .long, help: "Ask the companion again to answer your last message.")
+    var retry = false
+
+    @Option(name: .long, help: ArgumentHelp("Switch companion from now on: warm, clear, fun or empath.", valueName: "name"))
+    var persona: String?
+
+    public init() {}
+
+    var forcesText: Bool { textOutput }
+
+    public mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        if retry && message != nil { throw InputError.usage(.badOption(detail: "--retry -m")) }
+        let store = try context.openStore()
+        let ids = try EntrySelection.resolve(argument: id, context: context, store: store, fallback: EntryStatus.open)
+        guard ids.count == 1 else { throw InputError.usage(.tooManyEntries) }
+        let entryId = ids[0]
+        let entry = try store.entry(id: entryId)
+        let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
+        if chosen.id != entry.persona { try store.setPersona(entryId: entryId, persona: chosen.id) }
+        let conversation = context.conversation(store)
+
+        if message == nil && !retry && context.stdinIsTerminal && context.stdoutIsTerminal && !global.json {
+            var chat = InteractiveChat(context: context, store: store, conversation: conversation,
+                                       entryId: entryId, persona: chosen)
+            try await chat.run()
+            return
+        }
+        let result: TurnResult
+        do {
+            if retry {
+                result = try await conversation.retry(entryId: entryId, persona: chosen)
+            } else if let message {
+                result = try await conversation.send(entryId: entryId, text: message, persona: chosen)
+            } else {
+                result = try await conversation.open(entryId: entryId, persona: chosen)
+            }
+        } catch let error as CompanionError {
+            if case .providerFailed = error { try? store.recordError(entryId: entryId, error: "\(error)") }
+            throw error
+        }
+        result.notices.forEach(context.say)
+        try Self.print(result.messages, context: context, zone: entry.zone)
+    }
+
+    /// Prints new messages: every one as JSON Lines, only the companion's as text.
+    static func print(_ messages: [Message], context: CommandContext, zone: TimeZone) throws {
+        for message in messages {
+            if context.json {
+                try Output.json(Rendering.messageJSON(message, zone: zone))
+            } else if message.author == .companion {
+                try Output.line(Rendering.messageText(message, language: context.language))
+            }
+        }
+    }
+}

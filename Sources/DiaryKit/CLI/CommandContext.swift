@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+
+/// Options every command takes.
+public struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The diary folder (default: $DIARY_HOME, else $XDG_DATA_HOME/diary).", valueName: "dir"))
+    var home: String?
+
+    @Option(name: .long, help: ArgumentHelp("Language of messages and replies: zh-Hant or en.", valueName: "lang"))
+    var lang: String?
+
+    @Flag(name: .long, help: "Print JSON Lines, even on a terminal.")
+    var json = false
+
+    @Flag(name: .long, help: "Print readable text, even when piped.")
+    var readable = false
+
+    @Flag(name: [.short, .long], help: "Say nothing on stderr but errors.")
+    var quiet = false
+
+    public init() {}
+}
+
+/// Everything a command needs from its surroundings: where the diary is, the config, the
+/// language, and whether it talks to a terminal or a pipe.
+struct CommandContext {
+    let environment: [String: String]
+    let paths: DiaryPaths
+    let config: Config
+    let language: Language
+    let json: Bool
+    let quiet: Bool
+    let stdinIsTerminal: Bool
+    let stdoutIsTerminal: Bool
+
+    init(_ options: GlobalOptions, forceText: Bool = false) throws {
+        environment = ProcessInfo.processInfo.environment
+        paths = DiaryPaths(homeFlag: options.home, environment: environment)
+        stdinIsTerminal = isatty(STDIN_FILENO) == 1
+        stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        quiet = options.quiet
+        if let flag = options.lang, Language(tag: flag) == nil {
+            language = Language.resolve(flag: nil, config: nil, environment: environment)
+            throw InputError.usage(.badOption(detail: "--lang \(flag) (zh-Hant, en)"))
+        }
+        // A broken config must still be reported in the person's language.
+        do {
+            config = try Config.load(from: paths.configFile)
+        } catch {
+            language = Language.resolve(flag: options.lang, config: nil, environment: environment)
+            throw error
+        }
+        language = Language.resolve(flag: options.lang, config: config.language, environment: environment)
+        if options.json { json = true } else if options.readable || forceText { json = false } else { json = !stdoutIsTerminal }
+    }
+
+    /// Opens the diary.
+    func openStore() throws -> DiaryStore { try DiaryStore.open(paths) }
+
+    /// A line for people, on stderr (unless `--quiet`).
+    func say(_ phrase: Phrase) {
+        guard !quiet else { return }
+        Output.standardError(phrase.text(language))
+    }
+
+    /// The media size limits from the config.
+    var mediaLimits: MediaLimits {
+        MediaLimits(photoBytes: config.photoLimitBytes, videoBytes: config.videoLimitBytes)
+    }
+
+    /// The companion in force.
+    var provider: any ChatProvider { OfflineCompanion(environment: environment) }
+
+    /// A conversation over the store with the configured companion.
+    func conversation(_ store: DiaryStore) -> Conversation {
+        Conversation(store: store, provider: provider, language: language, textLimit: config.textLimit)
+    }
+
+    /// Which companion speaks for an entry, telling the person if a stored choice was unusable.
+    func persona(flag: String?, entryPersona: String?, store: DiaryStore) throws -> Persona {
+        let choice = try PersonaChoice.resolve(flag: flag, entryPersona: entryPersona,
+                                               setting: try store.setting("persona"), config: config.persona)
+        if let notice = choice.notice { say(notice) }
+        return choice.persona
+    }
+}
+
+/// A command in this toolkit: it runs in a context, and its failures become a sentence on
+/// stderr and a sysexits status.
+protocol DiaryCommand: AsyncParsableCommand {
+    var global: GlobalOptions { get }
+    /// True when `--text` was given on commands that have it.
+    var forcesText: Bool { get }
+    func execute(_ context: CommandContext) async throws
+}
+
+extension DiaryCommand {
+    var forcesText: Bool { false }
+
+    /// Runs `execute` in a fresh context, turning failures into a sentence and a status.
+    func perform() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let context: CommandContext
+        do {
+            context = try CommandContext(global, forceText: forcesText)
+        } catch {
+            let language = Language.resolve(flag: global.lang, config: nil, environment: ProcessInfo.processInfo.environment)
+            throw ExitCode(ExitStatus.report(error, language: language))
+        }
+        do {
+            try await execute(context)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw ExitCode(ExitStatus.report(error, language: context.language))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+
+/// `diary-new`: a draft from one photo or video (F-001), with an optional line of text (F-002).
+public struct NewCommand: DiaryCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "diary-new",
+        abstract: "Start a diary entry from a photo or a video.",
+        discussion: """
+            Stores the media in the diary (content-addressed, stored once however often it is added) \
+            and prints the new draft: JSON Lines when piped, readable text on a terminal. \
+            The InnerBloom companion's welcome goes to stderr. Continue with diary-chat; finish with diary-save.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The photo (JPEG, PNG, HEIC, WebP, GIF) or video (MP4, MOV, M4V, WebM).", valueName: "file"))
+    var media: String?
+
+    @Option(name: .long, help: ArgumentHelp("A line about the moment (at most 500 characters by default).", valueName: "text"))
+    var text: String?
+
+    @Flag(name: .long, help: "Start an entry with no photo or video, just words.")
+    var textOnly = false
+
+    @Option(name: .long, help: ArgumentHelp("When it happened (2026-11-21 17:40 or RFC 3339); default: the capture time, else now.", valueName: "time"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where it happened.", valueName: "place"))
+    var place: String?
+
+    @Option(name: .long, help: ArgumentHelp("The companion: warm, clear, fun or empath.", valueName: "name"))
+    var persona: String?
+
+    public init() {}
+
+    public mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        if textOnly && media != nil { throw InputError.usage(.badOption(detail: "--text-only")) }
+        guard textOnly || media != nil else { throw InputError.usage(.chooseMedia) }
+        let note = text?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let note, note.count > context.config.textLimit { throw CompanionError.textTooLong(limit: context.config.textLimit) }
+        let zone = TimeZone.current
+        var occurredAt: Date?
+        if let at {
+            guard let parsed = Timestamps.parse(at, zone: zone) else { throw InputError.usage(.badDate(text: at)) }
+            occurredAt = parsed
+        }
+        let store = try context.openStore()
+        let chosen = try context.persona(flag: persona, entryPersona: nil, store: store)
+
+        var items: [MediaItem] = []
+        var moment = EntryContext(place: place.flatMap { $0.isEmpty ? nil : $0 })
+        if let media {
+            let intake = try MediaIntake.store(URL(fileURLWithPath: media), limits: context.mediaLimits,
+                                               timeZone: zone, into: context.paths.media)
+            items.append(intake.item)
+            moment.latitude = intake.latitude
+            moment.longitude = intake.longitude
+        }
+        let new = NewEntry(occurredAt: occurredAt ?? items.first?.takenAt ?? Date(), timeZone: zone,
+                           note: note.flatMap { $0.isEmpty ? nil : $0 }, context: moment,
+                           persona: chosen.id, media: items)
+        let id: String
+        do {
+            id = try store.createEntry(new)
+        } catch {
+            // The file was copied in first; take it back out unless another entry uses it.
+            for item in items where (try? store.isMediaReferenced(sha256: item.sha256)) == false {
+                MediaIntake.remove(item, from: context.paths.media)
+            }
+            throw error
+        }
+        let entry = try store.entry(id: id)
+        context.say(.welcome(companion: chosen.title(context.language)))
+        if context.json {
+            try Output.json(Rendering.entryJSON(entry, paths: context.paths))
+        } else {
+            try Output.line(Rendering.entryRow(entry, language: context.language))
+        }
+    }
+}

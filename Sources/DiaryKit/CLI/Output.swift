@@ -1,0 +1,43 @@
+import Foundation
+
+/// Writing to stdout and stderr the Unix way: a reader that went away (broken pipe) ends
+/// the program quietly with success; any other failed write is an I/O error.
+enum Output {
+    /// Writes one line of data to stdout.
+    static func line(_ text: String) throws {
+        try write(text + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Writes one JSON Lines object to stdout.
+    static func json(_ value: JSON) throws {
+        try line(value.serialized)
+    }
+
+    /// Writes text to stdout without a newline (prompts, streamed replies).
+    static func fragment(_ text: String) throws {
+        try write(text, to: STDOUT_FILENO)
+    }
+
+    /// Writes a line for people to stderr; failures here have nowhere to be reported.
+    static func standardError(_ text: String) {
+        try? write(text + "\n", to: STDERR_FILENO)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) throws {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE && descriptor == STDOUT_FILENO { exit(0) }
+                throw OutputError.writeFailed(errno)
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+/// Standard output could not be written.
+enum OutputError: Error, Equatable {
+    case writeFailed(Int32)
+}

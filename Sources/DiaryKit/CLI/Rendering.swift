@@ -1,0 +1,153 @@
+import Foundation
+
+/// The JSON Lines contract (DESIGN.md §2) and the readable text of entries, messages and tags.
+enum Rendering {
+    // MARK: JSON
+
+    static func entryJSON(_ entry: Entry, paths: DiaryPaths) -> JSON {
+        let zone = entry.zone
+        var pairs: [(String, JSON)] = [
+            ("kind", .string("entry")),
+            ("id", .string(entry.id)),
+            ("status", .string(entry.status.rawValue)),
+            ("created_at", .string(Timestamps.rfc3339(entry.createdAt, zone: zone))),
+            ("updated_at", .string(Timestamps.rfc3339(entry.updatedAt, zone: zone))),
+            ("occurred_at", .string(Timestamps.rfc3339(entry.occurredAt, zone: zone))),
+            ("time_zone", .string(entry.timeZone)),
+            ("media", .array(entry.media.map { mediaJSON($0, zone: zone, paths: paths) })),
+            ("note", .optional(entry.note)),
+            ("transcript", .optional(entry.transcript)),
+            ("analysis", .optional(entry.analysis)),
+            ("context", contextJSON(entry.context)),
+            ("persona", .string(entry.persona)),
+            ("provider", .optional(entry.provider)),
+            ("title", .optional(entry.title)),
+            ("summary", .optional(entry.summary)),
+            ("tags", .array(entry.tags.map(JSON.string))),
+            ("message_count", .int(Int64(entry.messageCount))),
+            ("last_error", .optional(entry.lastError)),
+            ("sync", .object([("state", .string(entry.syncState)), ("last_error", .null)])),
+        ]
+        if let messages = entry.messages {
+            pairs.append(("messages", .array(messages.map { messageJSON($0, zone: zone) })))
+        }
+        return .object(pairs)
+    }
+
+    static func mediaJSON(_ item: MediaItem, zone: TimeZone, paths: DiaryPaths) -> JSON {
+        .object([
+            ("kind", .string(item.kind.rawValue)),
+            ("sha256", .string(item.sha256)),
+            ("mime", .string(item.mime)),
+            ("bytes", .int(item.bytes)),
+            ("width", .optional(item.width)),
+            ("height", .optional(item.height)),
+            ("duration", .optional(item.durationSeconds)),
+            ("taken_at", .optional(item.takenAt.map { Timestamps.rfc3339($0, zone: zone) })),
+            ("path", .string(paths.media.appendingPathComponent(item.relativePath).path)),
+        ])
+    }
+
+    static func contextJSON(_ context: EntryContext) -> JSON {
+        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil ? .null : .object([
+            ("description", .optional(context.weatherDescription)),
+            ("temperature_c", .optional(context.temperatureC)),
+        ])
+        return .object([
+            ("place", .optional(context.place)),
+            ("latitude", .optional(context.latitude)),
+            ("longitude", .optional(context.longitude)),
+            ("weather", weather),
+        ])
+    }
+
+    static func messageJSON(_ message: Message, zone: TimeZone) -> JSON {
+        .object([
+            ("kind", .string("message")),
+            ("id", .string(message.id)),
+            ("entry_id", .string(message.entryId)),
+            ("author", .string(message.author.rawValue)),
+            ("persona", .string(message.persona)),
+            ("provider", .optional(message.provider)),
+            ("text", .string(message.text)),
+            ("created_at", .string(Timestamps.rfc3339(message.createdAt, zone: zone))),
+            ("state", .string("sent")),
+        ])
+    }
+
+    static func tagJSON(name: String, count: Int, lastUsedAt: Date?, all: Bool) -> JSON {
+        .object([
+            ("kind", .string("tag")),
+            ("name", .string(name)),
+            ("count", .int(Int64(count))),
+            ("last_used_at", .optional(lastUsedAt.map { Timestamps.rfc3339($0, zone: .current) })),
+            ("all", .bool(all)),
+        ])
+    }
+
+    // MARK: Text
+
+    /// `阿暖：…` for the companion, `你：…` for the person.
+    static func speaker(_ message: Message, language: Language) -> String {
+        switch message.author {
+        case .person: return language == .en ? "You" : "你"
+        case .companion: return (Persona.named(message.persona) ?? .warm).name(language)
+        }
+    }
+
+    static func messageText(_ message: Message, language: Language) -> String {
+        "\(speaker(message, language: language))\(language == .en ? ": " : "：")\(message.text)"
+    }
+
+    /// One entry as a list row: id, time, title, status, tags, first line.
+    static func entryRow(_ entry: Entry, language: Language) -> String {
+        let when = Timestamps.readable(entry.occurredAt, zone: entry.zone)
+        let title = entry.title ?? entry.note ?? (language == .en ? "(untitled draft)" : "（未命名草稿）")
+        var lines = ["\(entry.id.prefix(8))  \(when)  \(title)  [\(statusText(entry.status, language))]"]
+        if !entry.tags.isEmpty { lines.append("    " + entry.tags.map { "#\($0)" }.joined(separator: " ")) }
+        if let summary = entry.summary, let first = summary.split(separator: "\n").first {
+            lines.append("    " + String(first.prefix(60)) + (first.count > 60 ? "…" : ""))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One entry in full: the page, its media, context and the conversation.
+    static func entryPage(_ entry: Entry, language: Language, paths: DiaryPaths) -> String {
+        let en = language == .en
+        var lines: [String] = []
+        lines.append(entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）"))
+        lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(statusText(entry.status, language))  ·  \(entry.id)")
+        if let place = entry.context.place { lines.append((en ? "Place: " : "地點：") + place) }
+        if !entry.tags.isEmpty { lines.append(entry.tags.map { "#\($0)" }.joined(separator: " ")) }
+        for item in entry.media {
+            let file = paths.media.appendingPathComponent(item.relativePath)
+            let kind = item.kind == .video ? (en ? "Video" : "影片") : (en ? "Photo" : "照片")
+            if FileManager.default.isReadableFile(atPath: file.path) {
+                lines.append("\(kind)\(en ? ": " : "：")\(file.path)")
+            } else {
+                lines.append("\(kind)\(en ? ": " : "：")\(Phrase.mediaUnavailable.text(language))")
+            }
+        }
+        if let summary = entry.summary { lines.append(""); lines.append(summary) }
+        if let note = entry.note, entry.summary == nil { lines.append(""); lines.append(note) }
+        if let messages = entry.messages, !messages.isEmpty {
+            lines.append("")
+            lines.append(en ? "— Conversation —" : "— 聊天紀錄 —")
+            lines.append(contentsOf: messages.map { messageText($0, language: language) })
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func statusText(_ status: EntryStatus, _ language: Language) -> String {
+        switch (status, language) {
+        case (.draft, .zhHant): return "草稿"
+        case (.chatting, .zhHant): return "聊天中"
+        case (.saved, .zhHant): return "已保存"
+        case (.summaryFailed, .zhHant): return "總結未完成"
+        case (.draft, .en): return "draft"
+        case (.chatting, .en): return "chatting"
+        case (.saved, .en): return "saved"
+        case (.summaryFailed, .en): return "page pending"
+        }
+    }
+}

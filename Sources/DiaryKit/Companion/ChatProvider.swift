@@ -1,0 +1,77 @@
+import Foundation
+
+/// Everything a companion is given for one call: who it is, in what language, the entry
+/// (note, analysis, context, media) and the conversation so far.
+public struct CompanionRequest: Sendable {
+    public var language: Language
+    public var persona: Persona
+    public var entry: Entry
+    /// The conversation so far, oldest first; for a reply its last line is the person's.
+    public var history: [Message]
+    /// Files of the entry's media, for providers that look at them.
+    public var mediaFiles: [URL]
+    /// Tags the person already has, so a page reuses them.
+    public var existingTags: [String]
+
+    public init(language: Language, persona: Persona, entry: Entry, history: [Message],
+                mediaFiles: [URL] = [], existingTags: [String] = []) {
+        self.language = language
+        self.persona = persona
+        self.entry = entry
+        self.history = history
+        self.mediaFiles = mediaFiles
+        self.existingTags = existingTags
+    }
+}
+
+/// A written page: title, first-person summary and 3–8 tags.
+public struct Page: Sendable, Equatable {
+    public var title: String
+    public var summary: String
+    public var tags: [String]
+
+    public init(title: String, summary: String, tags: [String]) {
+        self.title = title
+        self.summary = summary
+        self.tags = tags
+    }
+
+    /// The page with tags normalised and de-duplicated; nil unless it has a title, a summary
+    /// and 3–8 tags (a half-formed page is never stored).
+    public func validated() -> Page? {
+        var seen = Set<String>()
+        let tags = self.tags.compactMap(TagName.normalize).filter { seen.insert($0).inserted }
+        let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        let summary = self.summary.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty, !summary.isEmpty, (3...8).contains(tags.count) else { return nil }
+        return Page(title: title, summary: summary, tags: tags)
+    }
+}
+
+/// The one seam every companion sits behind, offline or over the network.
+public protocol ChatProvider: Sendable {
+    /// `offline`, or the configured provider's name; recorded with what it writes.
+    var name: String { get }
+    /// Describes what the media shows (D-004).
+    func analyze(_ request: CompanionRequest) async throws -> String
+    /// The first words after the media was looked at.
+    func greet(_ request: CompanionRequest) async throws -> String
+    /// Answers the person's last message; `onText` receives the reply as it arrives.
+    func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String
+    /// Writes the page in the person's voice.
+    func writePage(_ request: CompanionRequest) async throws -> Page
+}
+
+/// Why the companion could not do its part; what the person typed is always kept.
+public enum CompanionError: Error, Equatable {
+    /// The provider failed (the detail is for logs, never shown raw).
+    case providerFailed(provider: String, detail: String)
+    /// The provider answered with a page that is not a valid page.
+    case invalidPage(provider: String)
+    /// `--retry` found no unanswered message or unwritten page.
+    case nothingToRetry
+    /// No companion has this name.
+    case unknownPersona(String)
+    /// The message is longer than the limit.
+    case textTooLong(limit: Int)
+}

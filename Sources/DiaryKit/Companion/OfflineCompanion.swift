@@ -1,0 +1,195 @@
+import Foundation
+
+/// The embedded companion: no network, deterministic. It cannot see the media, so it is
+/// honest about what it knows (size, length, time) and builds everything else from the
+/// person's own words.
+public struct OfflineCompanion: ChatProvider {
+    public let name = "offline"
+    /// Steps that fail on purpose (`DIARY_OFFLINE_FAIL=analysis,reply,page`), to rehearse
+    /// recovery paths end to end.
+    let failing: Set<String>
+
+    public init(failing: Set<String> = []) {
+        self.failing = failing
+    }
+
+    /// Reads the rehearsal switch from the environment.
+    public init(environment: [String: String]) {
+        let steps = (environment["DIARY_OFFLINE_FAIL"] ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        self.init(failing: Set(steps))
+    }
+
+    private func check(_ step: String) throws {
+        if failing.contains(step) {
+            throw CompanionError.providerFailed(provider: name, detail: "rehearsed failure of \(step)")
+        }
+    }
+
+    public func analyze(_ request: CompanionRequest) async throws -> String {
+        try check("analysis")
+        let entry = request.entry
+        let english = request.language == .en
+        guard let media = entry.media.first else {
+            return english ? "A written moment, with no photo or video." : "一段文字記錄，沒有照片或影片。"
+        }
+        let size = media.width.flatMap { width in media.height.map { "\(width)×\($0)" } }
+        let when = Timestamps.readable(media.takenAt ?? entry.occurredAt, zone: entry.zone)
+        let dayPart = DayPart(date: media.takenAt ?? entry.occurredAt, zone: entry.zone).text(request.language)
+        switch (media.kind, english) {
+        case (.photo, false):
+            return "一張\(size.map { " \($0) 的" } ?? "")照片，拍攝於 \(when)（\(dayPart)）。"
+        case (.photo, true):
+            return "A photo\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
+        case (.video, false):
+            let seconds = media.durationSeconds.map { " \(Int($0.rounded())) 秒" } ?? ""
+            return "一段\(seconds)\(size.map { "、\($0) " } ?? "")的影片，拍攝於 \(when)（\(dayPart)）。"
+        case (.video, true):
+            let seconds = media.durationSeconds.map { " \(Int($0.rounded()))-second" } ?? ""
+            return "A\(seconds) video\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
+        }
+    }
+
+    public func greet(_ request: CompanionRequest) async throws -> String {
+        try check("reply")
+        let entry = request.entry
+        let english = request.language == .en
+        let dayPart = DayPart(date: entry.occurredAt, zone: entry.zone)
+        var parts: [String] = [dayPart.greeting(request.language)]
+        let place = entry.context.place
+        switch (entry.media.first?.kind, english) {
+        case (.photo?, false): parts.append("謝謝你帶來這張照片\(place.map { "，在\($0)的這一刻" } ?? "")。")
+        case (.video?, false): parts.append("謝謝你帶來這段影片\(place.map { "，在\($0)的這一刻" } ?? "")。")
+        case (nil, false): parts.append("謝謝你願意寫下這一刻\(place.map { "，在\($0)" } ?? "")。")
+        case (.photo?, true): parts.append("Thank you for bringing this photo\(place.map { " from \($0)" } ?? "").")
+        case (.video?, true): parts.append("Thank you for bringing this video\(place.map { " from \($0)" } ?? "").")
+        case (nil, true): parts.append("Thank you for writing this moment down\(place.map { " in \($0)" } ?? "").")
+        }
+        if let note = entry.note, let echo = Self.echo(note) {
+            parts.append(english ? "You wrote “\(echo)”." : "你寫下「\(echo)」。")
+        }
+        parts.append(Voice(persona: request.persona, language: request.language).opening)
+        return parts.joined(separator: english ? " " : "")
+    }
+
+    public func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+        try check("reply")
+        let said = request.history.last { $0.author == .person }?.text ?? ""
+        let voice = Voice(persona: request.persona, language: request.language)
+        let feeling = Lexicon.matches(in: said, among: Lexicon.emotions).first
+        let asked = Set(request.history.filter { $0.author == .companion }.map(\.text))
+        let questions = voice.questions
+        // A stable hash (not Swift's per-process seeded one) keeps replies reproducible.
+        let start = Int(Self.stableHash(said + String(request.history.count)) % UInt64(questions.count))
+        let question = (0..<questions.count).map { questions[(start + $0) % questions.count] }
+            .first { candidate in !asked.contains { $0.contains(candidate) } } ?? questions[start]
+        let text = voice.reply(echo: Self.echo(said), feeling: feeling, question: question)
+        onText(text)
+        return text
+    }
+
+    public func writePage(_ request: CompanionRequest) async throws -> Page {
+        try check("page")
+        let entry = request.entry
+        let language = request.language
+        let english = language == .en
+        let spoken = [entry.note, entry.transcript].compactMap { $0 }
+            + request.history.filter { $0.author == .person }.map(\.text)
+        let words = spoken.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+
+        let title: String
+        if let first = words.first, let clause = Self.firstClause(first) {
+            title = String(clause.prefix(20))
+        } else {
+            let day = Timestamps.calendar(entry.zone).dateComponents([.month, .day], from: entry.occurredAt)
+            let what = entry.media.first?.kind
+            if english {
+                let month = DateFormatter().shortMonthSymbols[(day.month ?? 1) - 1]
+                title = "\(what == .video ? "A video" : what == .photo ? "A photo" : "A note") from \(month) \(day.day ?? 1)"
+            } else {
+                title = "\(day.month ?? 1)月\(day.day ?? 1)日的\(what == .video ? "影片" : what == .photo ? "照片" : "記錄")"
+            }
+        }
+
+        let dayPart = DayPart(date: entry.occurredAt, zone: entry.zone)
+        let parts = Timestamps.calendar(entry.zone).dateComponents([.year, .month, .day], from: entry.occurredAt)
+        var summary = english
+            ? "\(Timestamps.localDate(entry.occurredAt, zone: entry.zone)), \(dayPart.text(.en))."
+            : "\(parts.year!)年\(parts.month!)月\(parts.day!)日\(dayPart.text(.zhHant))。"
+        if let place = entry.context.place { summary += english ? " I was in \(place)." : "我在\(place)。" }
+        if words.isEmpty {
+            summary += english
+                ? " Today I kept a \(entry.media.first?.kind == .video ? "video" : "photo") of this moment."
+                : "今天留下了這一刻的\(entry.media.first?.kind == .video ? "影片" : "照片")。"
+        } else {
+            summary += (english ? " " : "") + words.map { Self.sentence($0, english: english) }.joined(separator: english ? " " : "")
+        }
+        summary += (english ? " " : "") + Voice(persona: request.persona, language: language).closing
+        let tags = TagPicker(language: language, existing: request.existingTags)
+            .pick(from: words.joined(separator: "\n"), entry: entry)
+        return Page(title: title, summary: summary.trimmingCharacters(in: .whitespaces), tags: tags)
+    }
+
+    // MARK: - Text helpers
+
+    /// The first clause of what was said, trimmed to something short enough to repeat back.
+    static func echo(_ text: String) -> String? {
+        firstClause(text).map { String($0.prefix(24)) }
+    }
+
+    static func firstClause(_ text: String) -> String? {
+        let stops: Set<Character> = ["。", "！", "？", "!", "?", ".", "\n", "；", ";"]
+        let clause = text.split(whereSeparator: { stops.contains($0) }).first.map(String.init) ?? text
+        let trimmed = clause.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "，,、")))
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The words as a finished sentence.
+    static func sentence(_ text: String, english: Bool) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let last = trimmed.last else { return "" }
+        if "。！？.!?…~～".contains(last) { return trimmed }
+        return trimmed + (english ? "." : "。")
+    }
+
+    /// FNV-1a over UTF-8.
+    static func stableHash(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+}
+
+/// Morning, afternoon, evening…: the part of the day a moment fell in.
+struct DayPart {
+    let hour: Int
+
+    init(date: Date, zone: TimeZone) {
+        hour = Timestamps.hour(date, zone: zone)
+    }
+
+    func text(_ language: Language) -> String {
+        let names: (String, String)
+        switch hour {
+        case 5..<8: names = ("清晨", "early morning")
+        case 8..<11: names = ("早上", "morning")
+        case 11..<13: names = ("中午", "midday")
+        case 13..<17: names = ("午後", "afternoon")
+        case 17..<19: names = ("傍晚", "evening")
+        case 19..<23: names = ("夜晚", "night")
+        default: names = ("深夜", "late night")
+        }
+        return language == .en ? names.1 : names.0
+    }
+
+    func greeting(_ language: Language) -> String {
+        switch (hour, language) {
+        case (5..<11, .zhHant): return "早安。"
+        case (11..<17, .zhHant): return "午安。"
+        case (17..<19, .zhHant): return "傍晚好。"
+        case (_, .zhHant): return "晚上好。"
+        case (5..<12, .en): return "Good morning."
+        case (12..<17, .en): return "Good afternoon."
+        default: return "Good evening."
+        }
+    }
+}

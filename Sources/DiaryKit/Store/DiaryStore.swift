@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+
+/// The one owner of the diary database: opening, migrating, and every read and write.
+///
+/// WAL lets a chat in one terminal and a search in another run at once; writes take an
+/// immediate transaction and wait (busy timeout) instead of failing when another process
+/// holds the lock.
+public final class DiaryStore: Sendable {
+    public let paths: DiaryPaths
+    let pool: DatabasePool
+    /// This device's stable id, made the first time the database is opened.
+    public let deviceId: String
+
+    /// Opens (creating and migrating if needed) the diary under `paths.home`.
+    public static func open(_ paths: DiaryPaths, busyTimeout: TimeInterval = 15) throws -> DiaryStore {
+        do {
+            try FileManager.default.createDirectory(at: paths.home, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.cannotCreateHome(paths.home.path)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "diary"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        return try translatingErrors {
+            let pool = try DatabasePool(path: paths.database.path, configuration: configuration)
+            try Schema.migrate(pool, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
+            let device = try pool.write { db in try Schema.deviceId(db) }
+            return DiaryStore(paths: paths, pool: pool, deviceId: device)
+        }
+    }
+
+    private init(paths: DiaryPaths, pool: DatabasePool, deviceId: String) {
+        self.paths = paths
+        self.pool = pool
+        self.deviceId = deviceId
+    }
+
+    /// Runs `body` in one immediate write transaction.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try DiaryStore.translatingErrors {
+            try pool.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
+    }
+
+    /// Runs `body` on a snapshot.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try DiaryStore.translatingErrors { try pool.read(body) }
+    }
+
+    /// Checks the file's structure (`PRAGMA integrity_check`); true when sound.
+    public func integrityCheck() throws -> Bool {
+        try read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok" }
+    }
+
+    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED { throw StoreError.busy }
+            throw StoreError.io("\(error.resultCode): \(error.message ?? "")")
+        }
+    }
+
+    /// Stamps one change: the next hybrid clock reading, recorded for the device.
+    func tick(_ db: Database) throws -> String {
+        let last = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'hlc'").flatMap(HybridTimestamp.init)
+        let next = HybridTimestamp.next(after: last, now: Date(), device: deviceId)
+        try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       arguments: [next.description])
+        return next.description
+    }
+
+    /// Queues a row for sync in the transaction that changed it; a newer change to the same
+    /// row replaces an untried older one, so the queue holds one mutation per row.
+    func enqueue(_ db: Database, table: String, rowId: String, op: String = "upsert", hlc: String) throws {
+        try db.execute(sql: "DELETE FROM outbox WHERE table_name = ? AND row_id = ? AND attempts = 0",
+                       arguments: [table, rowId])
+        try db.execute(sql: """
+            INSERT INTO outbox(table_name, row_id, op, hlc, created_at) VALUES (?, ?, ?, ?, ?)
+            """, arguments: [table, rowId, op, hlc, Timestamps.millis(Date())])
+    }
+}
+
+/// The schema and its named, append-only migrations.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-entries-messages-tags-outbox") { db in
+            try db.execute(sql: v1)
+        }
+        return migrator
+    }
+
+    /// Refuses a database from a newer version; migrates under a file lock so two processes
+    /// opening a new diary at once do not both try to create it.
+    static func migrate(_ pool: DatabasePool, lockFile: URL) throws {
+        let migrator = migrator
+        let state = try pool.read { db in
+            (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+        }
+        if state.superseded { throw StoreError.newerVersion }
+        if state.complete { return }
+        let descriptor = Foundation.open(lockFile.path, O_CREAT | O_RDWR, 0o600)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        if descriptor >= 0 { flock(descriptor, LOCK_EX) }
+        try migrator.migrate(pool)
+    }
+
+    static func deviceId(_ db: Database) throws -> String {
+        if let id = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") { return id }
+        let id = UUIDv7.make()
+        try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)", arguments: [id])
+        return id
+    }
+
+    // Every synced table carries id, user_id (null until login), hlc, deleted_at and device_id.
+    // Times are milliseconds since 1970; local_date is the day in the entry's own time zone.
+    static let v1 = """
+        CREATE TABLE entry (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            status TEXT NOT NULL CHECK (status IN ('draft', 'chatting', 'saved', 'summary_failed')),
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            occurred_at INTEGER NOT NULL,
+            time_zone TEXT NOT NULL,
+            local_date TEXT NOT NULL,
+            note TEXT,
+            transcript TEXT,
+            analysis TEXT,
+            analysis_provider TEXT,
+            context TEXT,
+            persona TEXT NOT NULL,
+            provider TEXT,
+            title TEXT,
+            summary TEXT,
+            summarized_at INTEGER,
+            last_error TEXT
+        );
+        CREATE INDEX entry_by_occurred ON entry(occurred_at, id);
+        CREATE INDEX entry_by_local_date ON entry(local_date);
+        CREATE INDEX entry_by_status ON entry(status, updated_at);
+
+        CREATE TABLE media (
+            id TEXT PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL DEFAULT 0,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            kind TEXT NOT NULL CHECK (kind IN ('photo', 'video')),
+            sha256 TEXT NOT NULL,
+            mime TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            duration REAL,
+            taken_at INTEGER
+        );
+        CREATE INDEX media_by_entry ON media(entry_id, position);
+        CREATE INDEX media_by_sha256 ON media(sha256);
+
+        CREATE TABLE message (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            author TEXT NOT NULL CHECK (author IN ('person', 'companion')),
+            persona TEXT NOT NULL,
+            provider TEXT,
+            text TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX message_by_entry ON message(entry_id, seq);
+
+        CREATE TABLE tag (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            created_at INTEGER NOT NULL,
+            last_used_at INTEGER,
+            entry_count INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX tag_by_use ON tag(last_used_at DESC, entry_count DESC);
+
+        CREATE TABLE entry_tag (
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            tag_id TEXT NOT NULL REFERENCES tag(id),
+            position INTEGER NOT NULL DEFAULT 0,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (entry_id, tag_id)
+        );
+        CREATE INDEX entry_tag_by_tag ON entry_tag(tag_id, entry_id);
+
+        CREATE TABLE setting (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE usage (
+            day TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            count INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (day, kind)
+        );
+
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            table_name TEXT NOT NULL,
+            row_id TEXT NOT NULL,
+            op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+            hlc TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at INTEGER,
+            last_error TEXT
+        );
+        CREATE INDEX outbox_by_row ON outbox(table_name, row_id);
+
+        CREATE TABLE sync_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        CREATE VIRTUAL TABLE entry_fts USING fts5(
+            title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
+            tokenize = 'unicode61 remove_diacritics 2'
+        );
+        """
+}

@@ -1,0 +1,212 @@
+import Foundation
+import GRDB
+
+extension DiaryStore {
+    /// The id of the one entry whose id starts with `reference` (a full id or a prefix).
+    public func resolve(reference: String) throws -> String {
+        let prefix = reference.lowercased()
+        guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw StoreError.entryNotFound(reference)
+        }
+        // A range on the unique index: ids hold only [0-9a-f-], all of which sort below '~'.
+        let ids = try read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM entry WHERE id >= ? AND id < ? AND deleted_at IS NULL LIMIT 2",
+                                arguments: [prefix, prefix + "~"])
+        }
+        switch ids.count {
+        case 0: throw StoreError.entryNotFound(reference)
+        case 1: return ids[0]
+        default: throw StoreError.ambiguous(reference)
+        }
+    }
+
+    /// The most recently touched entry in one of `statuses`.
+    public func latestEntry(in statuses: [EntryStatus]) throws -> String? {
+        let marks = Array(repeating: "?", count: statuses.count).joined(separator: ",")
+        return try read { db in
+            try String.fetchOne(db, sql: """
+                SELECT id FROM entry WHERE deleted_at IS NULL AND status IN (\(marks)) ORDER BY updated_at DESC, seq DESC LIMIT 1
+                """, arguments: StatementArguments(statuses.map(\.rawValue)))
+        }
+    }
+
+    /// One entry, with its conversation when `includeMessages`.
+    public func entry(id: String, includeMessages: Bool = false) throws -> Entry {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "\(Self.entrySelect) WHERE e.id = ? AND e.deleted_at IS NULL", arguments: [id]) else {
+                throw StoreError.entryNotFound(id)
+            }
+            return try assemble(db, rows: [row], includeMessages: includeMessages)[0]
+        }
+    }
+
+    /// The conversation of an entry, oldest first.
+    public func messages(entryId: String) throws -> [Message] {
+        try read { db in try messages(db, entryId: entryId) }
+    }
+
+    /// Entries matching the filter, newest moment first.
+    public func entries(_ filter: EntryFilter) throws -> [Entry] {
+        try read { db in
+            let (whereClause, arguments) = Self.whereClause(filter)
+            var sql = "\(Self.entrySelect) \(whereClause) ORDER BY e.occurred_at DESC, e.id DESC"
+            var all = arguments
+            if let limit = filter.limit {
+                sql += " LIMIT ? OFFSET ?"
+                all += [limit, filter.offset]
+            } else if filter.offset > 0 {
+                sql += " LIMIT -1 OFFSET ?"
+                all += [filter.offset]
+            }
+            let rows = try Row.fetchAll(db, sql: sql, arguments: all)
+            return try assemble(db, rows: rows, includeMessages: filter.includeMessages)
+        }
+    }
+
+    /// How many entries match the filter (paging ignored).
+    public func count(_ filter: EntryFilter) throws -> Int {
+        try read { db in
+            let (whereClause, arguments) = Self.whereClause(filter)
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM entry e \(whereClause)", arguments: arguments) ?? 0
+        }
+    }
+
+    /// Every tag in use, most recently used first, then most used.
+    public func tagUses() throws -> [TagUse] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT name, entry_count, last_used_at FROM tag
+                WHERE deleted_at IS NULL AND entry_count > 0
+                ORDER BY last_used_at DESC, entry_count DESC, name
+                """).map { row in
+                TagUse(name: row["name"], count: row["entry_count"],
+                       lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamps.date(millis:)))
+            }
+        }
+    }
+
+    /// A stored setting.
+    public func setting(_ key: String) throws -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+    }
+
+    /// How many changes wait in the outbox.
+    public func pendingChangeCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
+    }
+
+    /// How many pages were written on a local day.
+    public func pagesWritten(on day: String) throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count FROM usage WHERE day = ? AND kind = 'page'", arguments: [day]) ?? 0 }
+    }
+
+    /// True when some live entry still points at this media file.
+    public func isMediaReferenced(sha256: String) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE sha256 = ? AND deleted_at IS NULL LIMIT 1", arguments: [sha256]) == true
+        }
+    }
+
+    // MARK: - Assembly
+
+    private static let entrySelect = """
+        SELECT e.*, (SELECT count(*) FROM message m WHERE m.entry_id = e.id) AS message_count,
+               (SELECT max(o.last_error) FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_error,
+               EXISTS (SELECT 1 FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_pending
+        FROM entry e
+        """
+
+    private static func whereClause(_ filter: EntryFilter) -> (String, StatementArguments) {
+        var conditions = ["e.deleted_at IS NULL"]
+        var arguments = StatementArguments()
+        if let match = filter.match {
+            conditions.append("e.seq IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)")
+            arguments += [match]
+        }
+        for tag in filter.tags {
+            conditions.append("e.id IN (SELECT et.entry_id FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE t.name = ?)")
+            arguments += [tag]
+        }
+        if let from = filter.fromDay {
+            conditions.append("e.local_date >= ?")
+            arguments += [from]
+        }
+        if let to = filter.toDay {
+            conditions.append("e.local_date <= ?")
+            arguments += [to]
+        }
+        if !filter.statuses.isEmpty {
+            conditions.append("e.status IN (\(Array(repeating: "?", count: filter.statuses.count).joined(separator: ",")))")
+            arguments += StatementArguments(filter.statuses.map(\.rawValue))
+        }
+        return ("WHERE " + conditions.joined(separator: " AND "), arguments)
+    }
+
+    private func assemble(_ db: Database, rows: [Row], includeMessages: Bool) throws -> [Entry] {
+        let ids: [String] = rows.map { $0["id"] }
+        let media = try mediaItems(db, entryIds: ids)
+        let tags = try tagNames(db, entryIds: ids)
+        return try rows.map { row in
+            let id: String = row["id"]
+            return Entry(
+                id: id,
+                status: EntryStatus(rawValue: row["status"]) ?? .draft,
+                createdAt: Timestamps.date(millis: row["created_at"]),
+                updatedAt: Timestamps.date(millis: row["updated_at"]),
+                occurredAt: Timestamps.date(millis: row["occurred_at"]),
+                timeZone: row["time_zone"],
+                note: row["note"],
+                transcript: row["transcript"],
+                analysis: row["analysis"],
+                context: ContextCoding.decode(row["context"]),
+                persona: row["persona"],
+                provider: row["provider"],
+                title: row["title"],
+                summary: row["summary"],
+                tags: tags[id] ?? [],
+                media: media[id] ?? [],
+                messageCount: row["message_count"],
+                messages: includeMessages ? try messages(db, entryId: id) : nil,
+                syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
+                lastError: row["last_error"] ?? row["sync_error"])
+        }
+    }
+
+    func mediaItems(_ db: Database, entryIds: [String]) throws -> [String: [MediaItem]] {
+        guard !entryIds.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
+        var result: [String: [MediaItem]] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT * FROM media WHERE entry_id IN (\(marks)) AND deleted_at IS NULL ORDER BY entry_id, position
+            """, arguments: StatementArguments(entryIds)) {
+            let item = MediaItem(kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"],
+                                 fileExtension: row["ext"], bytes: row["bytes"], width: row["width"], height: row["height"],
+                                 durationSeconds: row["duration"],
+                                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)))
+            result[row["entry_id"], default: []].append(item)
+        }
+        return result
+    }
+
+    private func tagNames(_ db: Database, entryIds: [String]) throws -> [String: [String]] {
+        guard !entryIds.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
+        var result: [String: [String]] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT et.entry_id, t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id
+            WHERE et.entry_id IN (\(marks)) AND et.deleted_at IS NULL ORDER BY et.entry_id, et.position
+            """, arguments: StatementArguments(entryIds)) {
+            result[row["entry_id"], default: []].append(row["name"])
+        }
+        return result
+    }
+
+    private func messages(_ db: Database, entryId: String) throws -> [Message] {
+        try Row.fetchAll(db, sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY seq",
+                         arguments: [entryId]).map { row in
+            Message(id: row["id"], entryId: row["entry_id"], author: Author(rawValue: row["author"]) ?? .person,
+                    persona: row["persona"], provider: row["provider"], text: row["text"],
+                    createdAt: Timestamps.date(millis: row["created_at"]))
+        }
+    }
+}

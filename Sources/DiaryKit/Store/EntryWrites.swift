@@ -1,0 +1,276 @@
+import Foundation
+import GRDB
+
+// Every change below is one immediate transaction that also stamps the hybrid clock,
+// queues the row in the outbox and refreshes the entry's full-text row, so the index, the
+// sync queue and the data can never disagree, whatever kills the process.
+extension DiaryStore {
+    /// Stores a new draft with its media rows; returns its id.
+    public func createEntry(_ new: NewEntry) throws -> String {
+        let id = UUIDv7.make()
+        let now = Date()
+        try write { db in
+            let hlc = try tick(db)
+            try db.execute(sql: """
+                INSERT INTO entry(id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
+                                  local_date, note, transcript, context, persona)
+                VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, deviceId, hlc, Timestamps.millis(now), Timestamps.millis(now),
+                                 Timestamps.millis(new.occurredAt), new.timeZone.identifier,
+                                 Timestamps.localDate(new.occurredAt, zone: new.timeZone),
+                                 new.note, new.transcript, new.context.isEmpty ? nil : ContextCoding.encode(new.context),
+                                 new.persona])
+            try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+            for (position, item) in new.media.enumerated() {
+                let mediaId = UUIDv7.make()
+                try db.execute(sql: """
+                    INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
+                                      width, height, duration, taken_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [mediaId, id, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
+                                     item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
+                                     item.takenAt.map(Timestamps.millis)])
+                try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
+            }
+            try reindex(db, entryId: id)
+        }
+        return id
+    }
+
+    /// Appends one message (messages are never edited); a draft becomes `chatting`.
+    @discardableResult
+    public func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?) throws -> Message {
+        let message = Message(id: UUIDv7.make(), entryId: entryId, author: author, persona: persona,
+                              provider: provider, text: text, createdAt: Date())
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try db.execute(sql: """
+                INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [message.id, entryId, deviceId, hlc, author.rawValue, persona, provider, text,
+                                 Timestamps.millis(message.createdAt)])
+            try enqueue(db, table: "message", rowId: message.id, hlc: hlc)
+            // A companion answer means the last failure, if any, is behind us.
+            try touch(db, entryId: entryId, hlc: hlc, set: author == .companion
+                      ? "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END, last_error = NULL"
+                      : "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END")
+            try reindex(db, entryId: entryId)
+        }
+        return message
+    }
+
+    /// Records what the companion saw in the media (D-004).
+    public func setAnalysis(entryId: String, text: String, provider: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "analysis = ?, analysis_provider = ?", [text, provider])
+            try reindex(db, entryId: entryId)
+        }
+    }
+
+    /// Records the companion in force for what comes next.
+    public func setPersona(entryId: String, persona: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "persona = ?", [persona])
+        }
+    }
+
+    /// Writes the page and its tags, marks the entry `saved` and counts the day's page.
+    public func savePage(entryId: String, title: String, summary: String, tags: [String],
+                         persona: String, provider: String, usageDay: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            let now = Timestamps.millis(Date())
+            try touch(db, entryId: entryId, hlc: hlc, set: """
+                status = 'saved', title = ?, summary = ?, persona = ?, provider = ?, summarized_at = ?, last_error = NULL
+                """, [title, summary, persona, provider, now])
+            try replaceTags(db, entryId: entryId, names: tags, hlc: hlc, now: now)
+            try db.execute(sql: """
+                INSERT INTO usage(day, kind, count) VALUES (?, 'page', 1)
+                ON CONFLICT(day, kind) DO UPDATE SET count = count + 1
+                """, arguments: [usageDay])
+            try reindex(db, entryId: entryId)
+        }
+    }
+
+    /// Records why the companion could not answer; the person's message stays stored.
+    public func recordError(entryId: String, error: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "last_error = ?", [error])
+        }
+    }
+
+    /// Keeps the chat and marks the page as still to be written (F-005's failure path).
+    public func markSummaryFailed(entryId: String, error: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "status = CASE status WHEN 'saved' THEN 'saved' ELSE 'summary_failed' END, last_error = ?", [error])
+        }
+    }
+
+    /// Drops an unsaved entry and everything that hangs off it; returns the media whose
+    /// files no other entry uses, for the caller to delete after the commit.
+    ///
+    /// An entry that never left this device is removed outright (no garbage, F-010);
+    /// one that was synced becomes a tombstone so the deletion syncs too.
+    public func discard(entryId: String) throws -> [MediaItem] {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT seq, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL",
+                                             arguments: [entryId]) else {
+                throw StoreError.entryNotFound(entryId)
+            }
+            if row["status"] as String == EntryStatus.saved.rawValue { throw StoreError.alreadySaved }
+            let media = try mediaItems(db, entryIds: [entryId])[entryId] ?? []
+            let tagIds = try String.fetchAll(db, sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?", arguments: [entryId])
+            try adjustTagCounts(db, tagIds: tagIds, by: -1)
+            try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [row["seq"] as Int64])
+            if (row["user_id"] as String?) == nil {
+                let children = try String.fetchAll(db, sql: """
+                    SELECT id FROM message WHERE entry_id = ?1 UNION ALL SELECT id FROM media WHERE entry_id = ?1
+                    """, arguments: [entryId])
+                try db.execute(sql: "DELETE FROM outbox WHERE row_id = ? OR row_id LIKE ?", arguments: [entryId, entryId + "/%"])
+                for child in children { try db.execute(sql: "DELETE FROM outbox WHERE row_id = ?", arguments: [child]) }
+                try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [entryId])
+            } else {
+                let hlc = try tick(db)
+                try db.execute(sql: "UPDATE entry SET deleted_at = ?, hlc = ? WHERE id = ?",
+                               arguments: [Timestamps.millis(Date()), hlc, entryId])
+                try db.execute(sql: "UPDATE media SET deleted_at = ?, hlc = ? WHERE entry_id = ?",
+                               arguments: [Timestamps.millis(Date()), hlc, entryId])
+                try enqueue(db, table: "entry", rowId: entryId, op: "delete", hlc: hlc)
+            }
+            return try media.filter { item in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL",
+                                 arguments: [item.sha256]) == 0
+            }
+        }
+    }
+
+    /// Stores a setting (persona, language, …); settings sync like everything else.
+    public func setSetting(_ key: String, _ value: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try db.execute(sql: """
+                INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
+                """, arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
+            try enqueue(db, table: "setting", rowId: key, hlc: hlc)
+        }
+    }
+
+    private func requireEntry(_ db: Database, _ entryId: String) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ? AND deleted_at IS NULL", arguments: [entryId]) == true else {
+            throw StoreError.entryNotFound(entryId)
+        }
+    }
+
+    private func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
+                       _ values: [(any DatabaseValueConvertible)?] = []) throws {
+        var arguments = StatementArguments(values)
+        arguments += [Timestamps.millis(Date()), hlc, entryId]
+        try db.execute(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ? WHERE id = ?", arguments: arguments)
+        try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
+    }
+
+    private func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
+        var tagIds: [String] = []
+        for name in names {
+            if let id = try String.fetchOne(db, sql: "SELECT id FROM tag WHERE name = ?", arguments: [name]) {
+                tagIds.append(id)
+            } else {
+                let id = UUIDv7.make()
+                try db.execute(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, name, deviceId, hlc, now])
+                try enqueue(db, table: "tag", rowId: id, hlc: hlc)
+                tagIds.append(id)
+            }
+        }
+        let previous = Set(try String.fetchAll(db, sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?", arguments: [entryId]))
+        let removed = previous.subtracting(tagIds)
+        let added = tagIds.filter { !previous.contains($0) }
+        for tagId in removed {
+            try db.execute(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?", arguments: [entryId, tagId])
+            try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: hlc)
+        }
+        try adjustTagCounts(db, tagIds: Array(removed), by: -1)
+        try adjustTagCounts(db, tagIds: added, by: 1)
+        for (position, tagId) in tagIds.enumerated() {
+            try db.execute(sql: """
+                INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, hlc = excluded.hlc
+                """, arguments: [entryId, tagId, position, deviceId, hlc, now])
+            try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: hlc)
+        }
+        if !tagIds.isEmpty {
+            let marks = Array(repeating: "?", count: tagIds.count).joined(separator: ",")
+            var arguments: StatementArguments = [now]
+            arguments += StatementArguments(tagIds)
+            try db.execute(sql: "UPDATE tag SET last_used_at = ? WHERE id IN (\(marks))", arguments: arguments)
+        }
+    }
+
+    // Counts are kept up to date here so that listing tag tiles never groups every row.
+    private func adjustTagCounts(_ db: Database, tagIds: [String], by delta: Int) throws {
+        for tagId in tagIds {
+            try db.execute(sql: "UPDATE tag SET entry_count = max(0, entry_count + ?) WHERE id = ?", arguments: [delta, tagId])
+        }
+    }
+
+    /// Rebuilds the entry's full-text row from its current content.
+    func reindex(_ db: Database, entryId: String) throws {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT seq, title, summary, note, transcript, analysis FROM entry WHERE id = ?
+            """, arguments: [entryId]) else { return }
+        let tags = try String.fetchAll(db, sql: """
+            SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
+            """, arguments: [entryId]).joined(separator: " ")
+        func chat(_ author: Author) throws -> String {
+            try String.fetchAll(db, sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY seq",
+                                arguments: [entryId, author.rawValue]).joined(separator: "\n")
+        }
+        let columns: [String] = [row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
+                                 tags, try chat(.person), row["analysis"] ?? "", try chat(.companion)]
+        let seq: Int64 = row["seq"]
+        try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [seq])
+        var arguments: StatementArguments = [seq]
+        arguments += StatementArguments(columns.map(SearchableText.indexForm))
+        try db.execute(sql: """
+            INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: arguments)
+    }
+}
+
+/// The JSON form the context column is stored in.
+enum ContextCoding {
+    static func encode(_ context: EntryContext) -> String {
+        var pairs: [(String, JSON)] = []
+        if let place = context.place { pairs.append(("place", .string(place))) }
+        if let latitude = context.latitude { pairs.append(("latitude", .double(latitude))) }
+        if let longitude = context.longitude { pairs.append(("longitude", .double(longitude))) }
+        if let weather = context.weatherDescription { pairs.append(("weather_description", .string(weather))) }
+        if let temperature = context.temperatureC { pairs.append(("temperature_c", .double(temperature))) }
+        return JSON.object(pairs).serialized
+    }
+
+    static func decode(_ text: String?) -> EntryContext {
+        guard let text, let json = JSON.parse(Data(text.utf8)) else { return EntryContext() }
+        func number(_ key: String) -> Double? {
+            switch json[key] {
+            case let .double(value)?: return value
+            case let .int(value)?: return Double(value)
+            default: return nil
+            }
+        }
+        return EntryContext(place: json["place"]?.stringValue, latitude: number("latitude"), longitude: number("longitude"),
+                            weatherDescription: json["weather_description"]?.stringValue, temperatureC: number("temperature_c"))
+    }
+}

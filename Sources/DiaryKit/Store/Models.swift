@@ -1,0 +1,171 @@
+import Foundation
+
+/// Where an entry stands: no turn yet, talking, page written, or page pending after a failure.
+public enum EntryStatus: String, Sendable, CaseIterable {
+    case draft
+    case chatting
+    case saved
+    case summaryFailed = "summary_failed"
+
+    /// The statuses of an entry that is still open for talk and saving.
+    public static let open: [EntryStatus] = [.draft, .chatting, .summaryFailed]
+}
+
+/// A photo, a video, or neither.
+public enum MediaKind: String, Sendable {
+    case photo
+    case video
+}
+
+/// Who wrote a message.
+public enum Author: String, Sendable {
+    case person
+    case companion
+}
+
+/// The place and weather a moment happened in (D-012).
+public struct EntryContext: Sendable, Equatable {
+    public var place: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var weatherDescription: String?
+    public var temperatureC: Double?
+
+    public init(place: String? = nil, latitude: Double? = nil, longitude: Double? = nil,
+                weatherDescription: String? = nil, temperatureC: Double? = nil) {
+        self.place = place
+        self.latitude = latitude
+        self.longitude = longitude
+        self.weatherDescription = weatherDescription
+        self.temperatureC = temperatureC
+    }
+
+    /// True when nothing is known.
+    public var isEmpty: Bool { self == EntryContext() }
+}
+
+/// One stored photo or video of an entry.
+public struct MediaItem: Sendable, Equatable {
+    public var kind: MediaKind
+    public var sha256: String
+    public var mime: String
+    /// The file extension the content-addressed copy carries (`jpg`, `mp4`, …).
+    public var fileExtension: String
+    public var bytes: Int64
+    public var width: Int?
+    public var height: Int?
+    public var durationSeconds: Double?
+    public var takenAt: Date?
+
+    public init(kind: MediaKind, sha256: String, mime: String, fileExtension: String, bytes: Int64,
+                width: Int? = nil, height: Int? = nil, durationSeconds: Double? = nil, takenAt: Date? = nil) {
+        self.kind = kind
+        self.sha256 = sha256
+        self.mime = mime
+        self.fileExtension = fileExtension
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+        self.durationSeconds = durationSeconds
+        self.takenAt = takenAt
+    }
+
+    /// The file's name inside the media store: `ab/abcdef….jpg`.
+    public var relativePath: String { "\(sha256.prefix(2))/\(sha256).\(fileExtension)" }
+}
+
+/// One line of the conversation.
+public struct Message: Sendable, Equatable {
+    public var id: String
+    public var entryId: String
+    public var author: Author
+    public var persona: String
+    public var provider: String?
+    public var text: String
+    public var createdAt: Date
+
+    public init(id: String, entryId: String, author: Author, persona: String, provider: String?, text: String, createdAt: Date) {
+        self.id = id
+        self.entryId = entryId
+        self.author = author
+        self.persona = persona
+        self.provider = provider
+        self.text = text
+        self.createdAt = createdAt
+    }
+}
+
+/// A diary entry: a draft, a conversation, and once saved, its page.
+public struct Entry: Sendable, Equatable {
+    public var id: String
+    public var status: EntryStatus
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var occurredAt: Date
+    public var timeZone: String
+    public var note: String?
+    public var transcript: String?
+    public var analysis: String?
+    public var context: EntryContext
+    public var persona: String
+    public var provider: String?
+    public var title: String?
+    public var summary: String?
+    public var tags: [String]
+    public var media: [MediaItem]
+    public var messageCount: Int
+    /// The conversation, when asked for (`--full`, `--show`).
+    public var messages: [Message]?
+    /// `pending` while changes wait in the outbox, `synced` once none do.
+    public var syncState: String
+    public var lastError: String?
+
+    /// The entry's time zone, falling back to UTC for an unknown name.
+    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
+}
+
+/// A tag with how often and how lately it was used.
+public struct TagUse: Sendable, Equatable {
+    public var name: String
+    public var count: Int
+    public var lastUsedAt: Date?
+}
+
+/// What a new draft starts with.
+public struct NewEntry: Sendable {
+    public var occurredAt: Date
+    public var timeZone: TimeZone
+    public var note: String?
+    public var transcript: String?
+    public var context: EntryContext
+    public var persona: String
+    public var media: [MediaItem]
+
+    public init(occurredAt: Date, timeZone: TimeZone, note: String?, transcript: String? = nil,
+                context: EntryContext = EntryContext(), persona: String, media: [MediaItem]) {
+        self.occurredAt = occurredAt
+        self.timeZone = timeZone
+        self.note = note
+        self.transcript = transcript
+        self.context = context
+        self.persona = persona
+        self.media = media
+    }
+}
+
+/// What to list: FTS match, tags, local days, statuses, paging.
+public struct EntryFilter: Sendable {
+    /// An FTS5 MATCH expression built by `Search/` from a person's words (never raw input).
+    public var match: String?
+    /// Normalised tag names the entry must all carry.
+    public var tags: [String] = []
+    /// Inclusive local days, `YYYY-MM-DD`.
+    public var fromDay: String?
+    public var toDay: String?
+    public var statuses: [EntryStatus] = []
+    public var limit: Int?
+    public var offset: Int = 0
+    public var includeMessages = false
+
+    public init() {}
+}

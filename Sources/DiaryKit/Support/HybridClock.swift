@@ -1,0 +1,39 @@
+import Foundation
+
+/// A hybrid logical clock reading, `wallms.counter.device`, that sorts as text.
+public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConvertible {
+    public let wallMillis: Int64
+    public let counter: Int
+    public let device: String
+
+    public init(wallMillis: Int64, counter: Int, device: String) {
+        self.wallMillis = wallMillis
+        self.counter = counter
+        self.device = device
+    }
+
+    /// Parses the text form; nil when malformed.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", maxSplits: 2).map(String.init)
+        guard parts.count == 3, let wall = Int64(parts[0]), let counter = Int(parts[1]) else { return nil }
+        self.init(wallMillis: wall, counter: counter, device: parts[2])
+    }
+
+    // Fixed widths keep text order equal to clock order, so SQL can compare them as strings.
+    public var description: String {
+        String(format: "%015lld.%06d.", wallMillis, counter) + device
+    }
+
+    /// The next reading after `last`, never behind the wall clock nor behind `last`.
+    public static func next(after last: HybridTimestamp?, now: Date, device: String) -> HybridTimestamp {
+        let wall = Int64(now.timeIntervalSince1970 * 1000)
+        guard let last, last.wallMillis >= wall else {
+            return HybridTimestamp(wallMillis: wall, counter: 0, device: device)
+        }
+        return HybridTimestamp(wallMillis: last.wallMillis, counter: last.counter + 1, device: device)
+    }
+
+    public static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
+        (lhs.wallMillis, lhs.counter, lhs.device) < (rhs.wallMillis, rhs.counter, rhs.device)
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+
+/// A JSON value whose objects keep their key order, so output reads `kind` first.
+public indirect enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([(String, JSON)])
+
+    public static func == (lhs: JSON, rhs: JSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.int(a), .int(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.string(a), .string(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.object(a), .object(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: return false
+        }
+    }
+
+    /// `.string` or `.null`.
+    public static func optional(_ text: String?) -> JSON { text.map(JSON.string) ?? .null }
+    /// `.int` or `.null`.
+    public static func optional(_ number: Int?) -> JSON { number.map { .int(Int64($0)) } ?? .null }
+    /// `.double` or `.null`.
+    public static func optional(_ number: Double?) -> JSON { number.map(JSON.double) ?? .null }
+
+    /// The value under `key` of an object.
+    public subscript(key: String) -> JSON? {
+        guard case let .object(pairs) = self else { return nil }
+        return pairs.first { $0.0 == key }?.1
+    }
+
+    /// The text of a `.string`.
+    public var stringValue: String? {
+        if case let .string(text) = self { return text }
+        return nil
+    }
+
+    /// Compact, one-line serialization (JSON Lines).
+    public var serialized: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case let .bool(value): out += value ? "true" : "false"
+        case let .int(value): out += String(value)
+        case let .double(value):
+            if value.isFinite {
+                out += value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
+            } else {
+                out += "null"
+            }
+        case let .string(text): JSON.writeString(text, into: &out)
+        case let .array(items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.write(into: &out)
+            }
+            out += "]"
+        case let .object(pairs):
+            out += "{"
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { out += "," }
+                JSON.writeString(pair.0, into: &out)
+                out += ":"
+                pair.1.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    /// Parses one JSON document; nil when it is not valid JSON (or not UTF-8).
+    public static func parse(_ data: Data) -> JSON? {
+        var parser = JSONParser(bytes: [UInt8](data))
+        return parser.parseDocument()
+    }
+}
+
+// A strict RFC 8259 reader: we need to tell people precisely when a line is not JSON,
+// and to keep object key order, which Foundation's reader does not.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() -> JSON? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        skipSpace()
+        guard let value = parseValue() else { return nil }
+        skipSpace()
+        return index == bytes.count ? value : nil
+    }
+
+    mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue() -> JSON? {
+        guard index < bytes.count, depth < 512 else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return parseObject()
+        case UInt8(ascii: "["): return parseArray()
+        case UInt8(ascii: "\""): return parseString().map(JSON.string)
+        case UInt8(ascii: "t"): return literal("true", .bool(true))
+        case UInt8(ascii: "f"): return literal("false", .bool(false))
+        case UInt8(ascii: "n"): return literal("null", .null)
+        default: return parseNumber()
+        }
+    }
+
+    mutating func literal(_ word: String, _ value: JSON) -> JSON? {
+        let utf8 = Array(word.utf8)
+        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else { return nil }
+        index += utf8.count
+        return value
+    }
+
+    mutating func parseObject() -> JSON? {
+        index += 1; depth += 1; defer { depth -= 1 }
+        var pairs: [(String, JSON)] = []
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = parseString() else { return nil }
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
+            skipSpace()
+            guard let value = parseValue() else { return nil }
+            pairs.append((key, value))
+            skipSpace()
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+            return nil
+        }
+    }
+
+    mutating func parseArray() -> JSON? {
+        index += 1; depth += 1; defer { depth -= 1 }
+        var items: [JSON] = []
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        while true {
+            skipSpace()
+            guard let value = parseValue() else { return nil }
+            items.append(value)
+            skipSpace()
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            return nil
+        }
+    }
+
+    mutating func parseString() -> String? {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var run: [UInt8] = []
+        func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {
+            if !run.isEmpty { scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars); run.removeAll() }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                flush(&run, into: &scalars)
+                return String(scalars)
+            }
+            if byte < 0x20 { return nil }
+            if byte != UInt8(ascii: "\\") { run.append(byte); index += 1; continue }
+            flush(&run, into: &scalars)
+            index += 1
+            guard index < bytes.count else { return nil }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                guard var code = hex4() else { return nil }
+                if (0xD800..<0xDC00).contains(code) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+                    index += 2
+                    guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { return nil }
+                scalars.append(scalar)
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    mutating func hex4() -> UInt32? {
+        guard index + 4 <= bytes.count, let text = String(bytes: bytes[index..<index + 4], encoding: .ascii),
+              let value = UInt32(text, radix: 16) else { return nil }
+        index += 4
+        return value
+    }
+
+    mutating func parseNumber() -> JSON? {
+        let start = index
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var isInteger = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if (0x30...0x39).contains(byte) { index += 1; continue }
+            if [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(byte) {
+                isInteger = false; index += 1; continue
+            }
+            break
+        }
+        guard index > start, let text = String(bytes: bytes[start..<index], encoding: .ascii),
+              text.wholeMatch(of: /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/) != nil else { return nil }
+        if isInteger, let value = Int64(text) { return .int(value) }
+        return Double(text).map(JSON.double)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The languages people can read this tool in.
+public enum Language: String, Sendable, CaseIterable {
+    case zhHant = "zh-Hant"
+    case en = "en"
+
+    /// Parses `zh-Hant`, `zh_TW`, `en`, `en_US.UTF-8` and the like; nil when unknown.
+    public init?(tag: String) {
+        let lowered = tag.lowercased().replacingOccurrences(of: "_", with: "-")
+        if lowered.hasPrefix("en") { self = .en }
+        else if lowered.hasPrefix("zh") { self = .zhHant }
+        else { return nil }
+    }
+
+    /// `--lang` first, then the config file, then the locale variables; zh-Hant by default.
+    public static func resolve(flag: String?, config: String?, environment: [String: String]) -> Language {
+        if let flag, let language = Language(tag: flag) { return language }
+        if let config, let language = Language(tag: config) { return language }
+        // POSIX precedence: LC_ALL overrides LC_MESSAGES, which overrides LANG.
+        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = environment[name], !value.isEmpty {
+                return Language(tag: value) ?? .zhHant
+            }
+        }
+        return .zhHant
+    }
+}

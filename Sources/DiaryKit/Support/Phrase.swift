@@ -1,0 +1,191 @@
+import Foundation
+
+/// Every sentence the command-line tools say to a person, in zh-Hant and English.
+///
+/// The companion's own words live in `Companion/`; this is the tool's voice.
+public enum Phrase: Sendable, Equatable {
+    // Intake (F-001, F-002)
+    case chooseMedia
+    case photoUnreadable(MediaProblem)
+    case videoUnreadable(MediaProblem)
+    case fileMissing(path: String)
+    case toolMissing(name: String)
+    case textTooLong(limit: Int)
+    case welcome(companion: String)
+    // Conversation (F-003, F-004, F-005)
+    case sendFailed
+    case analysisDeferred
+    case summaryFailed
+    case saveFailed
+    case nothingToRetry
+    case pageWritten(title: String)
+    case draftDiscarded
+    case draftKept
+    case cannotDiscardSaved
+    case chatHeader(companion: String)
+    case personaSwitched(companion: String)
+    case unknownPersona(name: String)
+    case defaultPersonaUsed
+    case unknownCommand(name: String)
+    case mediaUnavailable
+    case waitingForReply
+    // Choosing an entry
+    case entryNotFound(reference: String)
+    case entryAmbiguous(reference: String)
+    case noOpenDraft
+    case stdinNotJSON(line: Int)
+    case stdinNotUTF8
+    case tooManyEntries
+    // Finding (F-006 … F-009)
+    case emptyDiary
+    case emptyTag
+    case noMatch
+    case allTag
+    case badDate(text: String)
+    case moreResults(shown: Int, total: Int, nextOffset: Int)
+    // Store and configuration
+    case databaseFromNewerVersion
+    case databaseBusy
+    case homeNotCreatable(path: String)
+    case ioFailure
+    case badConfig(detail: String)
+    case badOption(detail: String)
+    // Sync (status only, for now)
+    case syncNotLoggedIn(pending: Int)
+    case syncPending(pending: Int)
+
+    /// The sentence in the given language.
+    public func text(_ language: Language) -> String {
+        let (zh, en) = pair
+        return language == .en ? en : zh
+    }
+
+    private var pair: (String, String) {
+        switch self {
+        case .chooseMedia:
+            return ("請先選擇照片或影片（只想寫字可用 --text-only）",
+                    "Please choose a photo or a video first (or use --text-only to just write).")
+        case let .photoUnreadable(problem):
+            return ("照片讀取失敗，請換一張或稍後再試（\(problem.text(.zhHant))）",
+                    "The photo could not be read. Try another one, or try again later (\(problem.text(.en))).")
+        case let .videoUnreadable(problem):
+            return ("影片讀取失敗，請換一段或稍後再試（\(problem.text(.zhHant))）",
+                    "The video could not be read. Try another clip, or try again later (\(problem.text(.en))).")
+        case let .fileMissing(path):
+            return ("找不到檔案：\(path)", "No such file: \(path)")
+        case let .toolMissing(name):
+            return ("找不到需要的程式 \(name)，請先安裝（Debian：apt-get install ffmpeg）",
+                    "The program \(name) is needed but not installed (Debian: apt-get install ffmpeg).")
+        case let .textTooLong(limit):
+            return ("文字太長，請簡短一點（最多 \(limit) 字）",
+                    "That text is too long, please keep it shorter (at most \(limit) characters).")
+        case let .welcome(companion):
+            return ("嗨，我是 InnerBloom 夥伴\(companion)。這一刻想跟我聊聊嗎？用 diary-chat 開始，聊完用 diary-save 寫成日記。",
+                    "Hi, I'm your InnerBloom companion \(companion). Want to tell me about this moment? Start with diary-chat; diary-save writes the page when you're done.")
+        case .sendFailed:
+            return ("傳送失敗，可用 --retry 重試", "Sending failed. Use --retry to try again.")
+        case .analysisDeferred:
+            return ("目前無法分析，已先保存草稿，稍後可再試",
+                    "Can't look at it right now. Your draft is saved; try again later.")
+        case .summaryFailed:
+            return ("總結/標籤生成失敗，但聊天已保存。可稍後再生成。（diary-save --retry）",
+                    "The page and tags could not be written, but your chat is saved. You can write them later (diary-save --retry).")
+        case .saveFailed:
+            return ("保存失敗，請稍後再試", "Saving failed. Please try again later.")
+        case .nothingToRetry:
+            return ("沒有需要重試的內容", "There is nothing to retry.")
+        case let .pageWritten(title):
+            return ("已寫好日記：\(title)", "Page written: \(title)")
+        case .draftDiscarded:
+            return ("已丟棄草稿", "Draft discarded.")
+        case .draftKept:
+            return ("草稿已保留，之後可用 diary-chat 接著聊。", "Draft kept. Continue any time with diary-chat.")
+        case .cannotDiscardSaved:
+            return ("這篇日記已經保存，不能用 --discard 丟棄", "This page is already saved; --discard only drops drafts.")
+        case let .chatHeader(companion):
+            return ("正在和 \(companion) 聊天。/save 保存、/cancel 丟棄草稿、/persona 名稱 換角色、Ctrl-D 先留著草稿。",
+                    "Talking with \(companion). /save to write the page, /cancel to drop the draft, /persona NAME to switch, Ctrl-D to keep the draft.")
+        case let .personaSwitched(companion):
+            return ("接下來由 \(companion) 陪你聊", "From now on \(companion) keeps you company.")
+        case let .unknownPersona(name):
+            return ("沒有這個陪伴角色：\(name)（可選：warm、clear、fun、empath）",
+                    "No such companion: \(name) (choose warm, clear, fun or empath).")
+        case .defaultPersonaUsed:
+            return ("已先使用預設陪伴角色", "Using the default companion for now.")
+        case let .unknownCommand(name):
+            return ("看不懂這個指令：\(name)（可用 /save、/cancel、/persona 名稱）",
+                    "Unknown command: \(name) (use /save, /cancel, /persona NAME).")
+        case .mediaUnavailable:
+            return ("媒體無法讀取", "The media can't be read.")
+        case .waitingForReply:
+            return ("正在等回覆…（Ctrl-C 取消）", "Waiting for a reply… (Ctrl-C to cancel)")
+        case let .entryNotFound(reference):
+            return ("找不到這篇日記：\(reference)", "No diary entry matches \(reference).")
+        case let .entryAmbiguous(reference):
+            return ("「\(reference)」對應到不只一篇日記，請多打幾個字", "\(reference) matches more than one entry; type more of its id.")
+        case .noOpenDraft:
+            return ("沒有進行中的草稿，請先用 diary-new 建立一篇", "There is no open draft. Start one with diary-new.")
+        case let .stdinNotJSON(line):
+            return ("標準輸入第 \(line) 行不是有效的 JSON Lines，沒有做任何變更",
+                    "Line \(line) of standard input is not valid JSON Lines; nothing was changed.")
+        case .stdinNotUTF8:
+            return ("標準輸入不是 UTF-8 文字，沒有做任何變更", "Standard input is not UTF-8 text; nothing was changed.")
+        case .tooManyEntries:
+            return ("一次只能處理一篇日記，請指定其中一篇", "This works on one entry at a time; name just one.")
+        case .emptyDiary:
+            return ("目前還沒有日記", "There are no diary pages yet.")
+        case .emptyTag:
+            return ("這個分類還沒有日記", "There are no pages with this tag yet.")
+        case .noMatch:
+            return ("找不到符合的日記", "No pages match.")
+        case .allTag:
+            return ("全部", "All")
+        case let .badDate(text):
+            return ("看不懂這個日期：\(text)（可用 2026、2026-11、2026-11-21、today、yesterday）",
+                    "Can't read the date \(text) (use 2026, 2026-11, 2026-11-21, today or yesterday).")
+        case let .moreResults(shown, total, nextOffset):
+            return ("顯示 \(shown) / \(total) 篇；用 --offset \(nextOffset) 看更多",
+                    "Showing \(shown) of \(total); use --offset \(nextOffset) for more.")
+        case .databaseFromNewerVersion:
+            return ("這份日記資料庫來自較新版本的 InnerBloom Diary，請先更新程式；資料沒有被更動",
+                    "This diary was written by a newer InnerBloom Diary. Please update; nothing was changed.")
+        case .databaseBusy:
+            return ("日記正被其他程式使用中，請稍後再試", "The diary is busy in another program. Please try again shortly.")
+        case let .homeNotCreatable(path):
+            return ("無法建立日記資料夾：\(path)", "Cannot create the diary folder: \(path)")
+        case .ioFailure:
+            return ("讀寫失敗，請稍後再試；已保存的內容不受影響", "A read or write failed. Try again later; what was saved is safe.")
+        case let .badConfig(detail):
+            return ("設定檔有誤：\(detail)", "The configuration has a problem: \(detail)")
+        case let .badOption(detail):
+            return ("參數有誤：\(detail)", "Invalid option: \(detail)")
+        case let .syncNotLoggedIn(pending):
+            return ("尚未登入雲端同步；本機有 \(pending) 筆變更等待同步（資料都安全地存在本機）",
+                    "Not logged in to sync; \(pending) local changes are waiting (everything is safe on this device).")
+        case let .syncPending(pending):
+            return ("有 \(pending) 筆變更等待同步", "\(pending) changes are waiting to sync.")
+        }
+    }
+}
+
+/// Why a photo or video could not be taken in.
+public enum MediaProblem: Sendable, Equatable {
+    case tooLarge(limitMB: Int)
+    case unrecognized
+    case damaged
+    case empty
+
+    /// The reason in the given language.
+    public func text(_ language: Language) -> String {
+        switch (self, language) {
+        case let (.tooLarge(limit), .zhHant): return "超過 \(limit) MB 上限"
+        case let (.tooLarge(limit), .en): return "larger than the \(limit) MB limit"
+        case (.unrecognized, .zhHant): return "不是支援的照片或影片格式"
+        case (.unrecognized, .en): return "not a supported photo or video format"
+        case (.damaged, .zhHant): return "檔案損壞或不完整"
+        case (.damaged, .en): return "the file is damaged or incomplete"
+        case (.empty, .zhHant): return "檔案是空的"
+        case (.empty, .en): return "the file is empty"
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import DiaryKit
+
+await Launcher.launch(SyncCommand.self)
