@@ -38,6 +38,10 @@ public struct ChatCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         if retry && message != nil { throw InputError.usage(.badOption(detail: "--retry -m")) }
+        // Refused before anything is opened, whichever entry it was meant for.
+        if let message, message.trimmingCharacters(in: .whitespacesAndNewlines).count > context.config.textLimit {
+            throw CompanionError.textTooLong(limit: context.config.textLimit)
+        }
         let store = try context.openStore()
         let ids = try EntrySelection.resolve(argument: id, context: context, store: store, fallback: EntryStatus.open)
         guard ids.count == 1 else { throw InputError.usage(.tooManyEntries) }

@@ -89,11 +89,15 @@ enum ImageHeaders {
         if bytes.matches(Array("GIF87a".utf8), at: 0) || bytes.matches(Array("GIF89a".utf8), at: 0) { return .gif }
         if bytes.matches(Array("RIFF".utf8), at: 0) && bytes.matches(Array("WEBP".utf8), at: 8) { return .webp }
         if bytes.matches(Array("ftyp".utf8), at: 4) { return sniffISOBMFF(bytes) }
+        // QuickTime files from before ISO-BMFF start straight with a movie box; ffprobe still has the last word.
+        if let type = bytes.fourCC(at: 4), classicQuickTimeBoxes.contains(type),
+           let size = bytes.uint32BE(at: 0), size == 1 || size >= 8 { return .mov }
         if bytes.matches([0x1A, 0x45, 0xDF, 0xA3], at: 0) { return sniffEBML(bytes) }
         return nil
     }
 
     private static let heicBrands: Set<String> = ["heic", "heix", "mif1", "msf1", "heim", "heis", "hevc"]
+    private static let classicQuickTimeBoxes: Set<String> = ["moov", "mdat", "wide", "free", "skip", "pnot"]
     private static let m4vBrands: Set<String> = ["M4V ", "M4VH", "M4VP"]
     // AVIF shares the HEIF container but is neither a HEIC photo nor a video we can play.
     private static let avifBrands: Set<String> = ["avif", "avis"]

@@ -80,11 +80,10 @@ struct VideoProbe: Sendable {
         }
 
         if exited.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            if exited.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                _ = exited.wait(timeout: .now() + 2)
-            }
+            // SIGKILL rather than SIGTERM: a child spawned from a dispatch thread inherits its blocked signal
+            // mask and would ignore SIGTERM, and ffprobe has nothing to clean up.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            _ = exited.wait(timeout: .now() + 5)
             throw .unreadable(kind: .video, problem: .damaged)
         }
         // ffprobe starts no children, so its pipe closes when it exits; the wait only guards against surprises.

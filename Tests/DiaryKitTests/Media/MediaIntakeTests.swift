@@ -56,6 +56,11 @@ import Testing
         let photo = try writeFile(fixtures.bytes("x.png"), named: "clip.mov", in: directory)
         #expect(try MediaIntake.inspect(photo, limits: limits, timeZone: utc).item.fileExtension == "png")
 
+        let mov = fixtures.bytes("x.mov")
+        let classic = try writeFile(Array(mov[Int(mov[3])...]), named: "old-camera.mov", in: directory)
+        let classicItem = try MediaIntake.inspect(classic, limits: limits, timeZone: utc).item
+        #expect(classicItem.mime == "video/quicktime" && classicItem.width == 64)
+
         let noName = try writeFile(fixtures.bytes("x.webm"), named: "no-extension", in: directory)
         #expect(try MediaIntake.inspect(noName, limits: limits, timeZone: utc).item.mime == "video/webm")
     }

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import DiaryKit
+
+@Suite struct EntrySelectionTests {
+    @Test func linesNameEntriesByEntryIdThenId() throws {
+        let input = """
+            {"kind":"message","id":"m1","entry_id":"0aaa"}
+            {"kind":"entry","id":"0bbb"}
+            0ccc
+
+            {"kind":"tag","name":"旅行"}
+            {"kind":"message","id":"m2","entry_id":"0aaa"}
+            """
+        #expect(try EntrySelection.ids(fromLines: Data(input.utf8)) == ["0aaa", "0bbb", "0ccc"])
+    }
+
+    @Test func badLinesAreReportedByNumber() {
+        #expect(throws: InputError.notJSON(line: 2)) { try EntrySelection.ids(fromLines: Data("0aaa\n{oops\n".utf8)) }
+        #expect(throws: InputError.notJSON(line: 1)) { try EntrySelection.ids(fromLines: Data("hello there\n".utf8)) }
+        #expect(throws: InputError.notJSON(line: 1)) { try EntrySelection.ids(fromLines: Data("{\"a\":1} trailing\n".utf8)) }
+        #expect(throws: InputError.notUTF8) { try EntrySelection.ids(fromLines: Data([0xc3, 0x28])) }
+    }
+}
+
+@Suite struct ExitStatusTests {
+    @Test func sysexitsMapping() {
+        #expect(ExitStatus.describe(InputError.usage(.chooseMedia)).1 == 64)
+        #expect(ExitStatus.describe(InputError.notUTF8).1 == 65)
+        #expect(ExitStatus.describe(MediaError.missing(path: "x")).1 == 66)
+        #expect(ExitStatus.describe(MediaError.unreadable(kind: .video, problem: .damaged)) == (.videoUnreadable(.damaged), 65))
+        #expect(ExitStatus.describe(MediaError.unreadable(kind: nil, problem: .unrecognized)).0 == .photoUnreadable(.unrecognized))
+        #expect(ExitStatus.describe(MediaError.toolMissing("ffprobe")).1 == 69)
+        #expect(ExitStatus.describe(StoreError.cannotCreateHome("/x")).1 == 73)
+        #expect(ExitStatus.describe(StoreError.io("SQLITE_FULL: disk full")) == (.saveFailed, 74), "no raw SQL error reaches people")
+        #expect(ExitStatus.describe(CompanionError.providerFailed(provider: "p", detail: "d")) == (.sendFailed, 75))
+        #expect(ExitStatus.describe(CompanionError.invalidPage(provider: "p")) == (.summaryFailed, 75))
+        #expect(ExitStatus.describe(StoreError.busy).1 == 75)
+        #expect(ExitStatus.describe(StoreError.newerVersion).1 == 78)
+        #expect(ExitStatus.describe(ConfigError.invalid("x")).1 == 78)
+    }
+}
+
+@Suite struct RenderingTests {
+    @Test func entryJSONFollowsTheContract() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("海邊", tags: ["旅行", "海邊", "放鬆"], at: moment("2026-11-21 17:40"))
+        let entry = try diary.store.entry(id: id, includeMessages: true)
+        let json = Rendering.entryJSON(entry, paths: diary.store.paths)
+        guard case let .object(pairs) = json else { Issue.record("not an object"); return }
+        #expect(pairs.first?.0 == "kind" && json["kind"] == .string("entry"))
+        #expect(json["occurred_at"] == .string("2026-11-21T17:40:00+08:00"))
+        #expect(json["tags"] == .array([.string("旅行"), .string("海邊"), .string("放鬆")]))
+        #expect(json["sync"]?["state"] == .string("pending"))
+        #expect(json["messages"] == .array([]))
+        for key in ["id", "status", "created_at", "updated_at", "time_zone", "media", "note", "transcript", "analysis",
+                    "context", "persona", "title", "summary", "message_count"] {
+            #expect(json[key] != nil, "\(key)")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import Testing
+@testable import DiaryKit
+
+@Suite struct StoreTests {
+    @Test func opensInWALWithTheSchemaAndADeviceId() throws {
+        let diary = try TestDiary()
+        let mode = try diary.store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        #expect(UUIDv7.isWellFormed(diary.store.deviceId))
+        let again = try DiaryStore.open(diary.store.paths)
+        #expect(again.deviceId == diary.store.deviceId, "the device id is stable")
+        #expect(try diary.store.integrityCheck())
+    }
+
+    @Test func everyChangeIsStampedAndQueuedInItsTransaction() throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("今天")
+        let hlc1 = try diary.store.read { db in try String.fetchOne(db, sql: "SELECT hlc FROM entry WHERE id = ?", arguments: [id]) }
+        try diary.store.appendMessage(entryId: id, author: .person, text: "嗨", persona: "warm", provider: nil)
+        let row = try diary.store.read { db in try Row.fetchOne(db, sql: "SELECT hlc, status, device_id, user_id FROM entry WHERE id = ?", arguments: [id]) }!
+        #expect((row["hlc"] as String) > hlc1!)
+        #expect(row["status"] as String == "chatting")
+        #expect(row["device_id"] as String == diary.store.deviceId)
+        #expect((row["user_id"] as String?) == nil)
+        let queued = try diary.store.read { db in try String.fetchAll(db, sql: "SELECT table_name FROM outbox ORDER BY seq") }
+        #expect(queued.sorted() == ["entry", "message"], "one outbox row per changed row, coalesced")
+    }
+
+    @Test func savingAPageKeepsTagCountsAndRecency() throws {
+        let diary = try TestDiary()
+        let a = try diary.page("海邊", tags: ["旅行", "海邊"])
+        _ = try diary.page("山上", tags: ["旅行", "爬山"])
+        var uses = try diary.store.tagUses()
+        #expect(uses.first { $0.name == "旅行" }?.count == 2)
+        #expect(uses.first?.name == "旅行" || uses.first?.name == "爬山", "most recently used first")
+        // Saving again with other tags moves the counts.
+        try diary.store.savePage(entryId: a, title: "t", summary: "s", tags: ["海邊", "放鬆"], persona: "warm",
+                                 provider: "offline", usageDay: "2026-11-21")
+        uses = try diary.store.tagUses()
+        #expect(uses.first { $0.name == "旅行" }?.count == 1)
+        #expect(uses.first { $0.name == "放鬆" }?.count == 1)
+        #expect(try diary.store.entry(id: a).tags == ["海邊", "放鬆"])
+        #expect(try diary.store.pagesWritten(on: "2026-11-21") == 3)
+    }
+
+    @Test func prefixesResolveUniquely() throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("x")
+        #expect(try diary.store.resolve(reference: String(id.prefix(20))) == id)
+        #expect(try diary.store.resolve(reference: id.uppercased()) == id)
+        #expect(throws: StoreError.entryNotFound("zz")) { try diary.store.resolve(reference: "zz") }
+        _ = try diary.draft("y")
+        #expect(throws: StoreError.ambiguous("0")) { try diary.store.resolve(reference: "0") }
+    }
+
+    @Test func discardLeavesNoRowsAndReportsOrphanedMedia() throws {
+        let diary = try TestDiary()
+        let shared = MediaItem(kind: .photo, sha256: String(repeating: "a", count: 64), mime: "image/jpeg", fileExtension: "jpg", bytes: 1)
+        let only = MediaItem(kind: .photo, sha256: String(repeating: "b", count: 64), mime: "image/png", fileExtension: "png", bytes: 1)
+        let keep = try diary.draft("keep", media: [shared])
+        let drop = try diary.draft("drop", media: [shared, only])
+        try diary.store.appendMessage(entryId: drop, author: .person, text: "x", persona: "warm", provider: nil)
+        let orphans = try diary.store.discard(entryId: drop)
+        #expect(orphans.map(\.sha256) == [only.sha256], "the shared file is still used by another entry")
+        let counts = try diary.store.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM entry) + (SELECT count(*) FROM message) + (SELECT count(*) FROM media)
+                     + (SELECT count(*) FROM entry_fts) + (SELECT count(*) FROM outbox WHERE row_id NOT IN (SELECT id FROM entry) AND row_id NOT IN (SELECT id FROM media))
+                """)
+        }
+        #expect(counts == 1 + 0 + 1 + 1 + 0)
+        #expect(try diary.store.entry(id: keep).media == [shared])
+        _ = try diary.store.savePage(entryId: keep, title: "t", summary: "s", tags: ["a", "b", "c"], persona: "warm", provider: "offline", usageDay: "d")
+        #expect(throws: StoreError.alreadySaved) { _ = try diary.store.discard(entryId: keep) }
+    }
+
+    @Test func aNewerDatabaseIsRefusedUntouched() throws {
+        let diary = try TestDiary()
+        try diary.store.write { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v2-from-the-future')") }
+        let before = try Data(contentsOf: diary.store.paths.database)
+        #expect(throws: StoreError.newerVersion) { try DiaryStore.open(diary.store.paths) }
+        #expect(try Data(contentsOf: diary.store.paths.database) == before)
+    }
+
+    @Test func theFullTextRowFollowsEveryChange() throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("今天去海邊")
+        func hits(_ words: String) throws -> Int {
+            var filter = EntryFilter()
+            filter.match = Finder.matchExpression(words)
+            return try diary.store.count(filter)
+        }
+        #expect(try hits("海邊") == 1)
+        #expect(try hits("咖啡") == 0)
+        try diary.store.appendMessage(entryId: id, author: .person, text: "喝了一杯咖啡", persona: "warm", provider: nil)
+        #expect(try hits("咖啡") == 1)
+        try diary.store.savePage(entryId: id, title: "海風", summary: "很舒服", tags: ["旅行", "放鬆", "海邊"], persona: "warm", provider: "offline", usageDay: "d")
+        #expect(try hits("舒服") == 1)
+        #expect(try hits("旅行") == 1, "tags are searchable")
+        let count = try diary.store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry_fts") }
+        #expect(count == 1, "one index row per entry, however often it changes")
+    }
+
+    @Test func twoConnectionsWriteWithoutLosingEither() async throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("並行")
+        let other = try DiaryStore.open(diary.store.paths)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (name, store) in [("a", diary.store), ("b", other)] {
+                group.addTask {
+                    for index in 0..<25 {
+                        try store.appendMessage(entryId: id, author: .person, text: "\(name)\(index)", persona: "warm", provider: nil)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try diary.store.messages(entryId: id).count == 50)
+        let hlcs = try diary.store.read { db in try String.fetchAll(db, sql: "SELECT hlc FROM message") }
+        #expect(Set(hlcs).count == 50, "every change has its own clock reading")
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import DiaryKit
+
+@Suite struct UUIDv7Tests {
+    @Test func shapeVersionAndOrder() {
+        let early = UUIDv7.make(at: Date(timeIntervalSince1970: 1_700_000_000))
+        let late = UUIDv7.make(at: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(UUIDv7.isWellFormed(early))
+        #expect(Array(early)[14] == "7", "version nibble")
+        #expect("89ab".contains(Array(early)[19]), "variant bits")
+        #expect(early < late, "ids sort by time")
+        #expect(UUIDv7.make() != UUIDv7.make())
+    }
+}
+
+@Suite struct HybridClockTests {
+    @Test func neverGoesBackAndSortsAsText() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let first = HybridTimestamp.next(after: nil, now: now, device: "a")
+        let second = HybridTimestamp.next(after: first, now: now, device: "a")
+        let behind = HybridTimestamp.next(after: second, now: now.addingTimeInterval(-3600), device: "a")
+        #expect(second > first && behind > second)
+        #expect(second.counter == 1 && behind.wallMillis == first.wallMillis)
+        #expect(first.description < second.description && second.description < behind.description)
+        #expect(HybridTimestamp(behind.description) == behind)
+        let later = HybridTimestamp.next(after: behind, now: now.addingTimeInterval(1), device: "a")
+        #expect(later.counter == 0 && later > behind)
+    }
+}
+
+@Suite struct LanguageTests {
+    @Test func flagThenConfigThenLocaleThenDefault() {
+        #expect(Language.resolve(flag: "en", config: "zh-Hant", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, config: "en", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, config: nil, environment: ["LANG": "en_GB.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, config: nil, environment: ["LC_ALL": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"]) == .zhHant)
+        #expect(Language.resolve(flag: nil, config: nil, environment: ["LANG": "C.UTF-8"]) == .zhHant)
+        #expect(Language.resolve(flag: nil, config: nil, environment: [:]) == .zhHant)
+    }
+}
+
+@Suite struct PhraseTests {
+    static let all: [Phrase] = [
+        .chooseMedia, .photoUnreadable(.damaged), .videoUnreadable(.tooLarge(limitMB: 500)), .fileMissing(path: "x"),
+        .toolMissing(name: "ffprobe"), .textTooLong(limit: 500), .welcome(companion: "阿暖"), .sendFailed, .analysisDeferred,
+        .summaryFailed, .saveFailed, .nothingToRetry, .pageWritten(title: "t"), .draftDiscarded, .draftKept,
+        .cannotDiscardSaved, .chatHeader(companion: "c"), .personaSwitched(companion: "c"), .unknownPersona(name: "x"),
+        .defaultPersonaUsed, .unknownCommand(name: "/x"), .mediaUnavailable, .waitingForReply, .entryNotFound(reference: "x"),
+        .entryAmbiguous(reference: "x"), .noOpenDraft, .stdinNotJSON(line: 1), .stdinNotUTF8, .tooManyEntries, .emptyDiary,
+        .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(shown: 1, total: 2, nextOffset: 1),
+        .databaseFromNewerVersion, .databaseBusy, .homeNotCreatable(path: "/x"), .ioFailure, .badConfig(detail: "x"),
+        .badOption(detail: "x"), .syncNotLoggedIn(pending: 1), .syncPending(pending: 1),
+    ]
+
+    @Test func everySentenceHasTwoLanguagesAndNeverSaysAI() {
+        for phrase in Self.all {
+            let zh = phrase.text(.zhHant), en = phrase.text(.en)
+            #expect(!zh.isEmpty && !en.isEmpty && zh != en, "\(phrase)")
+            #expect(zh.range(of: #"\bAI\b"#, options: .regularExpression) == nil)
+            #expect(en.range(of: #"\bAI\b"#, options: .regularExpression) == nil)
+        }
+    }
+
+    @Test func seedWordsAreKept() {
+        #expect(Phrase.chooseMedia.text(.zhHant).hasPrefix("請先選擇照片或影片"))
+        #expect(Phrase.videoUnreadable(.damaged).text(.zhHant).hasPrefix("影片讀取失敗，請換一段或稍後再試"))
+        #expect(Phrase.textTooLong(limit: 500).text(.zhHant).hasPrefix("文字太長，請簡短一點"))
+        #expect(Phrase.sendFailed.text(.zhHant) == "傳送失敗，可用 --retry 重試")
+        #expect(Phrase.summaryFailed.text(.zhHant).hasPrefix("總結/標籤生成失敗，但聊天已保存。可稍後再生成。"))
+        #expect(Phrase.emptyDiary.text(.zhHant) == "目前還沒有日記")
+        #expect(Phrase.emptyTag.text(.zhHant) == "這個分類還沒有日記")
+        #expect(Phrase.noMatch.text(.zhHant) == "找不到符合的日記")
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func roundTripKeepsOrderAndEscapes() throws {
+        let value = JSON.object([("kind", .string("entry")), ("text", .string("引號\"\\\n\u{01}")), ("n", .int(-3)),
+                                 ("x", .double(1.5)), ("list", .array([.bool(true), .null]))])
+        let text = value.serialized
+        #expect(text.hasPrefix("{\"kind\":\"entry\""))
+        #expect(JSON.parse(Data(text.utf8)) == value)
+        let foundation = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        #expect(foundation?["text"] as? String == "引號\"\\\n\u{01}")
+    }
+
+    @Test func rejectsWhatIsNotJSON() {
+        for bad in ["{", "{\"a\":}", "[1,]", "{'a':1}", "01", "\"\\x\"", "nul", "{\"a\":1} x", "\"\u{01}\""] {
+            #expect(JSON.parse(Data(bad.utf8)) == nil, "\(bad)")
+        }
+        #expect(JSON.parse(Data([0xff, 0x22, 0x22])) == nil, "not UTF-8")
+        #expect(JSON.parse(Data("\"\\ud83d\\ude00\"".utf8)) == .string("😀"))
+        #expect(JSON.parse(Data(String(repeating: "[", count: 10_000).utf8)) == nil, "depth is bounded")
+    }
+}
+
+@Suite struct ConfigTests {
+    @Test func readsKeysAndRejectsNonsense() throws {
+        let config = try Config.parse("lang = \"en\"\npersona = \"fun\"\n[limits]\nphoto_mb = 5\nvideo_mb = 10\ntext_chars = 80\n")
+        #expect(config.language == "en" && config.persona == "fun")
+        #expect(config.photoLimitBytes == 5_000_000 && config.videoLimitBytes == 10_000_000 && config.textLimit == 80)
+        #expect(try Config.parse("") == Config())
+        #expect(throws: ConfigError.self) { try Config.parse("lang = \"fr\"") }
+        #expect(throws: ConfigError.self) { try Config.parse("[limits]\nphoto_mb = -1") }
+        #expect(throws: ConfigError.self) { try Config.parse("lang = ") }
+    }
+}
+
+@Suite struct TextTests {
+    @Test func cjkRunsBecomeBigramsAndCharacters() {
+        #expect(SearchableText.indexForm("今天去海邊") == "今天 天去 去海 海邊 今 天 去 海 邊")
+        #expect(SearchableText.indexForm("Coffee，開心!") == "coffee 開心 開 心")
+        #expect(SearchableText.pieces(of: "ＡＢＣ海") == [.word("abc"), .cjk("海")], "full width folds")
+    }
+
+    @Test func tagNamesFold() {
+        #expect(TagName.normalize("  旅行 ") == "旅行")
+        #expect(TagName.normalize("＂旅行＂") == "旅行")
+        #expect(TagName.normalize("#Travel  Notes") == "travel notes")
+        #expect(TagName.normalize("ｔｒａｖｅｌ") == "travel")
+        #expect(TagName.normalize("   ") == nil)
+    }
+
+    @Test func timesCarryTheirOffset() {
+        let date = moment("2026-11-21 17:40")
+        #expect(Timestamps.rfc3339(date, zone: TimeZone(identifier: "Asia/Taipei")!) == "2026-11-21T17:40:00+08:00")
+        #expect(Timestamps.rfc3339(date, zone: TimeZone(identifier: "America/New_York")!) == "2026-11-21T04:40:00-05:00")
+        #expect(Timestamps.localDate(moment("2026-01-01 00:30"), zone: TimeZone(identifier: "UTC")!) == "2025-12-31")
+        #expect(Timestamps.parse("2026-11-21T09:40:00Z", zone: .current) == date)
+        #expect(Timestamps.parse("2026-02-30", zone: .current) == nil)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite("Documentation matches the tools")
+struct DocumentationTests {
+    static var repository: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    @Test("every flag in --help appears in the man page", arguments: ["diary-new", "diary-chat", "diary-save", "diary-find", "diary-sync"])
+    func flagsAreDocumented(tool: String) throws {
+        let sandbox = try Sandbox()
+        var help = try sandbox.run(tool, ["--help"]).stdout
+        if tool == "diary-sync" { help += try sandbox.run(tool, ["status", "--help"]).stdout }
+        let manual = try String(contentsOf: Self.repository.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
+            .replacingOccurrences(of: "\\-", with: "-")
+        let words = help.split(whereSeparator: { " \n,[]<>()".contains($0) }).map(String.init)
+        let flags = Set(words.filter { $0.wholeMatch(of: /--[a-z][a-z-]*|-[a-z]/) != nil })
+        #expect(flags.count > 3, "the help lists its flags: \(help)")
+        for flag in flags.sorted() {
+            #expect(manual.contains(flag), "\(tool).1 does not mention \(flag)")
+        }
+    }
+
+    @Test("no text people read says AI")
+    func neverSaysAI() throws {
+        let sandbox = try Sandbox()
+        for tool in ["diary-new", "diary-chat", "diary-save", "diary-find", "diary-sync"] {
+            let help = try sandbox.run(tool, ["--help"]).stdout
+            #expect(help.range(of: #"\bAI\b"#, options: .regularExpression) == nil, "\(tool) --help")
+        }
+        for page in ["diary-new.1", "diary-chat.1", "diary-save.1", "diary-find.1", "diary-sync.1", "diary.7"] {
+            let text = try String(contentsOf: Self.repository.appendingPathComponent("man/\(page)"), encoding: .utf8)
+            #expect(text.range(of: #"\bAI\b"#, options: .regularExpression) == nil, "\(page)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// What one run of a built binary produced.
+struct RunResult {
+    let status: Int32
+    let stdoutData: Data
+    let stderr: String
+    var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+    /// stdout as JSON Lines objects.
+    var lines: [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+}
+
+/// A fresh, empty diary in a temp folder, and a way to run the tools against it.
+final class Sandbox: @unchecked Sendable {
+    let root: URL
+    var home: URL { root.appendingPathComponent("home") }
+    var language = "zh_TW.UTF-8"
+    var extraEnvironment: [String: String] = [:]
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("diary-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    static var binaries: URL {
+        if let dir = ProcessInfo.processInfo.environment["DIARY_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        // The test bundle sits next to the executables in .build/<config>/.
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("diary-new").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
+    }
+
+    var environment: [String: String] {
+        var env = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": root.path,
+            "DIARY_HOME": home.path,
+            "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
+            "XDG_STATE_HOME": root.appendingPathComponent("state").path,
+            "LANG": language,
+            "TZ": "Asia/Taipei",
+        ]
+        env.merge(extraEnvironment) { $1 }
+        return env
+    }
+
+    /// Starts a tool with stdin from `input` (or empty) and pipes for stdout and stderr.
+    func start(_ tool: String, _ arguments: [String], input: Data = Data()) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = Sandbox.binaries.appendingPathComponent(tool)
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = root
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        return (process, stdout, stderr)
+    }
+
+    /// Runs a tool to the end.
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String] = [], input: Data = Data()) throws -> RunResult {
+        let (process, stdout, stderr) = try start(tool, arguments, input: input)
+        // Read both pipes at once so neither can fill up and stall the child.
+        nonisolated(unsafe) var errorData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData = stderr.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdoutData: outputData,
+                         stderr: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Runs a tool with text on stdin.
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String] = [], stdin text: String) throws -> RunResult {
+        try run(tool, arguments, input: Data(text.utf8))
+    }
+
+    /// Runs `a | b | c` through real pipes.
+    func pipeline(_ stages: [(String, [String])]) throws -> [RunResult] {
+        var results: [RunResult] = []
+        var input = Data()
+        for (tool, arguments) in stages {
+            let result = try run(tool, arguments, input: input)
+            results.append(result)
+            input = result.stdoutData
+        }
+        return results
+    }
+
+    /// Makes a media file with ffmpeg (a test pattern photo or video).
+    func makeMedia(_ name: String, size: String = "320x240", seconds: Int = 1) throws -> URL {
+        let url = root.appendingPathComponent(name)
+        let isVideo = ["mp4", "mov", "webm", "m4v"].contains(url.pathExtension)
+        var arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=5"]
+        arguments += isVideo ? ["-t", "\(seconds)", "-pix_fmt", "yuv420p"] : ["-frames:v", "1"]
+        if url.pathExtension == "mp4" || url.pathExtension == "mov" { arguments += ["-c:v", "mpeg4"] }
+        arguments.append(url.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "ffmpeg could not make \(name)")
+        return url
+    }
+
+    /// A file with the given bytes.
+    func makeFile(_ name: String, _ bytes: Data) throws -> URL {
+        let url = root.appendingPathComponent(name)
+        try bytes.write(to: url)
+        return url
+    }
+
+    /// The diary's logical content: a dump of the database plus every media file and its size.
+    /// (Byte images would differ after a harmless WAL checkpoint.)
+    func snapshot() throws -> String {
+        var lines = [try sql(".dump")]
+        let media = home.appendingPathComponent("media")
+        if let enumerator = FileManager.default.enumerator(at: media, includingPropertiesForKeys: [.fileSizeKey]) {
+            for case let url as URL in enumerator {
+                let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? -1
+                lines.append("\(url.path) \(size)")
+            }
+        }
+        return lines.sorted().joined(separator: "\n")
+    }
+
+    /// Rows of a query, run by the sqlite3 command-line shell.
+    func sql(_ query: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [home.appendingPathComponent("diary.sqlite").path, query]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

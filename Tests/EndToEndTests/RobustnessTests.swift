@@ -1,0 +1,61 @@
+import DiaryKit
+import Foundation
+import Testing
+
+@Suite("Several processes, killed processes")
+struct RobustnessTests {
+    @Test("two diary-chat processes writing to one entry at once lose no message")
+    func concurrentChats() async throws {
+        let sandbox = try Sandbox()
+        let new = try sandbox.run("diary-new", ["--text-only", "--text", "一起聊"])
+        let id = try #require(new.lines.first?["id"] as? String)
+        let rounds = 8
+        try await withThrowingTaskGroup(of: [Int32].self) { group in
+            for writer in ["甲", "乙"] {
+                group.addTask {
+                    var statuses: [Int32] = []
+                    for round in 0..<rounds {
+                        statuses.append(try sandbox.run("diary-chat", [id, "-m", "\(writer)-\(round)"]).status)
+                    }
+                    return statuses
+                }
+            }
+            for try await statuses in group { #expect(statuses.allSatisfy { $0 == 0 }, "\(statuses)") }
+        }
+        let said = try sandbox.sql("SELECT text FROM message WHERE author = 'person' ORDER BY text").split(separator: "\n").map(String.init)
+        let expected = ["甲", "乙"].flatMap { writer in (0..<rounds).map { "\(writer)-\($0)" } }.sorted()
+        #expect(said == expected)
+        #expect(try sandbox.sql("SELECT count(*) FROM message WHERE author = 'companion'") == "\(2 * rounds + 1)",
+                "every message answered, one greeting")
+        #expect(try sandbox.sql("PRAGMA integrity_check") == "ok")
+    }
+
+    @Test("SIGKILL in the middle of diary-save leaves a sound database with the chat intact")
+    func killedSave() throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.run("diary-new", ["--text-only", "--text", "被打斷的一天"])
+        for index in 0..<6 { _ = try sandbox.run("diary-chat", ["-m", "第 \(index) 句，心情有點焦慮"]) }
+        let messagesBefore = try sandbox.sql("SELECT id, text FROM message ORDER BY seq")
+        var statuses: Set<String> = []
+        for attempt in 0..<12 {
+            let (process, _, _) = try sandbox.start("diary-save", [])
+            // Spread the kills over start-up, the read, the write and the commit.
+            usleep(UInt32(attempt * 4_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(try sandbox.sql("PRAGMA integrity_check") == "ok")
+            #expect(try sandbox.sql("SELECT id, text FROM message ORDER BY seq") == messagesBefore, "the chat is intact")
+            let status = try sandbox.sql("SELECT status FROM entry")
+            statuses.insert(status)
+            #expect(["chatting", "saved"].contains(status))
+            if status == "saved" {
+                let tags = Int(try sandbox.sql("SELECT count(*) FROM entry_tag")) ?? 0
+                #expect((3...8).contains(tags), "a saved page has all its tags: the write was atomic")
+            }
+        }
+        // Whatever happened, a later save finishes the page and the index agrees with the data.
+        let finished = try sandbox.run("diary-save", [try sandbox.sql("SELECT id FROM entry")])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(try sandbox.run("diary-find", ["焦慮"]).status == 0)
+    }
+}
