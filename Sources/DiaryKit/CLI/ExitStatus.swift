@@ -46,6 +46,7 @@ enum ExitStatus {
             case let .unreadable(kind, problem):
                 return (kind == .video ? .videoUnreadable(problem) : .photoUnreadable(problem), dataError)
             case let .toolMissing(name): return (.toolMissing(name: name), unavailable)
+            case let .cannotStore(path): return (.homeNotCreatable(path: path), cannotCreate)
             }
         case let error as CompanionError:
             switch error {

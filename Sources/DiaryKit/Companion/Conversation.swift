@@ -40,8 +40,9 @@ public struct Conversation: Sendable {
             }
         }
         let greeting = try await provider.greet(request(entry, persona: persona))
-        result.messages.append(try store.appendMessage(entryId: entryId, author: .companion, text: greeting,
-                                                       persona: persona.id, provider: provider.name))
+        if let opening = try store.appendOpening(entryId: entryId, text: greeting, persona: persona.id, provider: provider.name) {
+            result.messages.append(opening)
+        }
         return result
     }
 

@@ -8,17 +8,6 @@ public enum MediaError: Error, Equatable {
     case unreadable(kind: MediaKind?, problem: MediaProblem)
     /// A program intake needs (`ffprobe`) is not installed.
     case toolMissing(String)
-
-    /// The sentence to show a person.
-    public var phrase: Phrase {
-        switch self {
-        case let .missing(path):
-            return .fileMissing(path: path)
-        case let .unreadable(kind, problem):
-            // Something we could not recognise at all is reported as a photo: that is what people pick most.
-            return kind == .video ? .videoUnreadable(problem) : .photoUnreadable(problem)
-        case let .toolMissing(name):
-            return .toolMissing(name: name)
-        }
-    }
+    /// The media folder could not be written (no space, no permission).
+    case cannotStore(path: String)
 }

@@ -67,9 +67,7 @@ public enum MediaIntake {
         var result = try examine(source, file: file, limits: limits, timeZone: timeZone, probe: probe)
         let kind = result.item.kind
         let rootPath = mediaRoot.standardizedFileURL.path
-        // MediaError has no case for a store that cannot be written (missing folder, full disk, no permission);
-        // naming the store folder as the path that failed is the closest fit and tells the person where to look.
-        let storeFailed = MediaError.missing(path: rootPath)
+        let storeFailed = MediaError.cannotStore(path: rootPath)
 
         do {
             try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)

@@ -40,11 +40,26 @@ extension DiaryStore {
     /// Appends one message (messages are never edited); a draft becomes `chatting`.
     @discardableResult
     public func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?) throws -> Message {
+        try appendMessage(entryId: entryId, author: author, text: text, persona: persona, provider: provider, onlyFirst: false)!
+    }
+
+    /// Appends the companion's opening words unless it has already spoken: two processes
+    /// opening the same talk at once leave one greeting. Nil when it had.
+    public func appendOpening(entryId: String, text: String, persona: String, provider: String) throws -> Message? {
+        try appendMessage(entryId: entryId, author: .companion, text: text, persona: persona, provider: provider, onlyFirst: true)
+    }
+
+    private func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?,
+                               onlyFirst: Bool) throws -> Message? {
         let message = Message(id: UUIDv7.make(), entryId: entryId, author: author, persona: persona,
                               provider: provider, text: text, createdAt: Date())
-        try write { db in
-            let hlc = try tick(db)
+        return try write { db -> Message? in
             try requireEntry(db, entryId)
+            if onlyFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM message WHERE entry_id = ? AND author = 'companion' LIMIT 1",
+                                            arguments: [entryId]) == true {
+                return nil
+            }
+            let hlc = try tick(db)
             try db.execute(sql: """
                 INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -56,8 +71,8 @@ extension DiaryStore {
                       ? "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END, last_error = NULL"
                       : "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END")
             try reindex(db, entryId: entryId)
+            return message
         }
-        return message
     }
 
     /// Records what the companion saw in the media (D-004).

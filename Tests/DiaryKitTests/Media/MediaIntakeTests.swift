@@ -230,15 +230,6 @@ import Testing
         #expect(try MediaIntake.inspect(fixtures.url("x.png"), limits: exact, timeZone: utc).item.kind == .photo)
     }
 
-    @Test func errorsSpeakToPeople() {
-        #expect(MediaError.unreadable(kind: nil, problem: .unrecognized).phrase == .photoUnreadable(.unrecognized))
-        #expect(MediaError.unreadable(kind: .photo, problem: .damaged).phrase == .photoUnreadable(.damaged))
-        #expect(MediaError.unreadable(kind: .video, problem: .tooLarge(limitMB: 500)).phrase
-            == .videoUnreadable(.tooLarge(limitMB: 500)))
-        #expect(MediaError.missing(path: "/x.jpg").phrase == .fileMissing(path: "/x.jpg"))
-        #expect(MediaError.toolMissing("ffprobe").phrase == .toolMissing(name: "ffprobe"))
-    }
-
     // MARK: Storing
 
     @Test func storesContentAddressedCopy() throws {
@@ -308,14 +299,14 @@ import Testing
         let file = fixtures.url("x.png")
         let sha = try sha256sum(file)
         let blocker = try writeFile([1], named: String(sha.prefix(2)), in: root)
-        #expect(throws: MediaError.missing(path: root.path)) {
+        #expect(throws: MediaError.cannotStore(path: root.path)) {
             try MediaIntake.store(file, limits: limits, timeZone: utc, into: root)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == [blocker.lastPathComponent])
 
         // A store root that cannot be a folder.
         let notAFolder = try writeFile([1], named: "media-file", in: directory)
-        #expect(throws: MediaError.missing(path: notAFolder.path)) {
+        #expect(throws: MediaError.cannotStore(path: notAFolder.path)) {
             try MediaIntake.store(file, limits: limits, timeZone: utc, into: notAFolder)
         }
     }
