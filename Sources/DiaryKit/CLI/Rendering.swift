@@ -26,7 +26,7 @@ enum Rendering {
             ("tags", .array(entry.tags.map(JSON.string))),
             ("message_count", .int(Int64(entry.messageCount))),
             ("last_error", .optional(entry.lastError)),
-            ("sync", .object([("state", .string(entry.syncState)), ("last_error", .null)])),
+            ("sync", .object([("state", .string(entry.syncState)), ("last_error", .optional(entry.syncError))])),
         ]
         if let messages = entry.messages {
             pairs.append(("messages", .array(messages.map { messageJSON($0, zone: zone) })))

@@ -105,7 +105,7 @@ public struct OfflineCompanion: ChatProvider {
             let day = Timestamps.calendar(entry.zone).dateComponents([.month, .day], from: entry.occurredAt)
             let what = entry.media.first?.kind
             if english {
-                let month = DateFormatter().shortMonthSymbols[(day.month ?? 1) - 1]
+                let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(day.month ?? 1) - 1]
                 title = "\(what == .video ? "A video" : what == .photo ? "A photo" : "A note") from \(month) \(day.day ?? 1)"
             } else {
                 title = "\(day.month ?? 1)月\(day.day ?? 1)日的\(what == .video ? "影片" : what == .photo ? "照片" : "記錄")"

@@ -168,7 +168,8 @@ extension DiaryStore {
                 messageCount: row["message_count"],
                 messages: includeMessages ? try messages(db, entryId: id) : nil,
                 syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
-                lastError: row["last_error"] ?? row["sync_error"])
+                syncError: row["sync_error"],
+                lastError: row["last_error"])
         }
     }
 

@@ -118,6 +118,9 @@ public struct Entry: Sendable, Equatable {
     public var messages: [Message]?
     /// `pending` while changes wait in the outbox, `synced` once none do.
     public var syncState: String
+    /// Why the last sync attempt of this entry failed, if it did.
+    public var syncError: String?
+    /// Why the companion's last step on this entry failed, if it did (D-006).
     public var lastError: String?
 
     /// The entry's time zone, falling back to UTC for an unknown name.
