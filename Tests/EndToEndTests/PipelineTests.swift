@@ -121,6 +121,16 @@ struct PipelineTests {
         }
     }
 
+    @Test("diary-chat --personas lists the four companions with their cards")
+    func personaCards() throws {
+        let sandbox = try Sandbox()
+        let cards = try sandbox.run("diary-chat", ["--personas"]).lines
+        #expect(cards.map { $0["id"] as? String } == ["warm", "clear", "fun", "empath"])
+        #expect(cards.map { $0["name"] as? String } == ["阿暖", "阿衡", "阿樂", "阿澄"])
+        #expect(cards.allSatisfy { ($0["sample"] as? String)?.isEmpty == false && ($0["description"] as? String)?.isEmpty == false })
+        #expect(!FileManager.default.fileExists(atPath: sandbox.home.path), "listing opens no diary")
+    }
+
     @Test("--discard removes a draft and its media file, and nothing else")
     func discard() throws {
         let sandbox = try Sandbox()

@@ -30,6 +30,9 @@ public struct ChatCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Switch companion from now on: warm, clear, fun or empath.", valueName: "name"))
     var persona: String?
 
+    @Flag(name: .long, help: "List the companions: name, label, description and a sample reply.")
+    var personas = false
+
     public init() {}
 
     var forcesText: Bool { textOutput }
@@ -37,6 +40,7 @@ public struct ChatCommand: DiaryCommand {
     public mutating func run() async throws { try await perform() }
 
     func execute(_ context: CommandContext) async throws {
+        if personas { return try Self.listPersonas(context) }
         if retry && message != nil { throw InputError.usage(.badOption(detail: "--retry -m")) }
         // Refused before anything is opened, whichever entry it was meant for.
         if let message, message.trimmingCharacters(in: .whitespacesAndNewlines).count > context.config.textLimit {
@@ -72,6 +76,22 @@ public struct ChatCommand: DiaryCommand {
         }
         result.notices.forEach(context.say)
         try Self.print(result.messages, context: context, zone: entry.zone)
+    }
+
+    /// The four companions (F-025), as cards or JSON Lines of kind `persona`.
+    static func listPersonas(_ context: CommandContext) throws {
+        let language = context.language
+        for persona in Persona.all {
+            if context.json {
+                try Output.json(.object([
+                    ("kind", .string("persona")), ("id", .string(persona.id)), ("name", .string(persona.name(language))),
+                    ("label", .string(persona.label(language))), ("description", .string(persona.description(language))),
+                    ("sample", .string(persona.sample(language))),
+                ]))
+            } else {
+                try Output.line("\(persona.id)\t\(persona.title(language))\n\t\(persona.description(language))\n\t「\(persona.sample(language))」")
+            }
+        }
     }
 
     /// Prints new messages: every one as JSON Lines, only the companion's as text.

@@ -18,7 +18,6 @@ public enum Phrase: Sendable, Equatable {
     case summaryFailed
     case saveFailed
     case nothingToRetry
-    case pageWritten(title: String)
     case draftDiscarded
     case draftKept
     case cannotDiscardSaved
@@ -28,7 +27,6 @@ public enum Phrase: Sendable, Equatable {
     case defaultPersonaUsed
     case unknownCommand(name: String)
     case mediaUnavailable
-    case waitingForReply
     // Choosing an entry
     case entryNotFound(reference: String)
     case entryAmbiguous(reference: String)
@@ -94,8 +92,6 @@ public enum Phrase: Sendable, Equatable {
             return ("保存失敗，請稍後再試", "Saving failed. Please try again later.")
         case .nothingToRetry:
             return ("沒有需要重試的內容", "There is nothing to retry.")
-        case let .pageWritten(title):
-            return ("已寫好日記：\(title)", "Page written: \(title)")
         case .draftDiscarded:
             return ("已丟棄草稿", "Draft discarded.")
         case .draftKept:
@@ -117,8 +113,6 @@ public enum Phrase: Sendable, Equatable {
                     "Unknown command: \(name) (use /save, /cancel, /persona NAME).")
         case .mediaUnavailable:
             return ("媒體無法讀取", "The media can't be read.")
-        case .waitingForReply:
-            return ("正在等回覆…（Ctrl-C 取消）", "Waiting for a reply… (Ctrl-C to cancel)")
         case let .entryNotFound(reference):
             return ("找不到這篇日記：\(reference)", "No diary entry matches \(reference).")
         case let .entryAmbiguous(reference):

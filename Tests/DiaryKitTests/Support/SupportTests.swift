@@ -44,9 +44,9 @@ import Testing
     static let all: [Phrase] = [
         .chooseMedia, .photoUnreadable(.damaged), .videoUnreadable(.tooLarge(limitMB: 500)), .fileMissing(path: "x"),
         .toolMissing(name: "ffprobe"), .textTooLong(limit: 500), .welcome(companion: "阿暖"), .sendFailed, .analysisDeferred,
-        .summaryFailed, .saveFailed, .nothingToRetry, .pageWritten(title: "t"), .draftDiscarded, .draftKept,
+        .summaryFailed, .saveFailed, .nothingToRetry, .draftDiscarded, .draftKept,
         .cannotDiscardSaved, .chatHeader(companion: "c"), .personaSwitched(companion: "c"), .unknownPersona(name: "x"),
-        .defaultPersonaUsed, .unknownCommand(name: "/x"), .mediaUnavailable, .waitingForReply, .entryNotFound(reference: "x"),
+        .defaultPersonaUsed, .unknownCommand(name: "/x"), .mediaUnavailable, .entryNotFound(reference: "x"),
         .entryAmbiguous(reference: "x"), .noOpenDraft, .stdinNotJSON(line: 1), .stdinNotUTF8, .tooManyEntries, .emptyDiary,
         .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(shown: 1, total: 2, nextOffset: 1),
         .databaseFromNewerVersion, .databaseBusy, .homeNotCreatable(path: "/x"), .ioFailure, .badConfig(detail: "x"),
