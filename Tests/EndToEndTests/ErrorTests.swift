@@ -126,6 +126,22 @@ struct ErrorTests {
         #expect(try sandbox.run("diary-find", ["title:coffee"]).status == 1, "title: is not a column filter")
     }
 
+    @Test("a failed write to stdout is an I/O error, said on stderr")
+    func fullDisk() throws {
+        let sandbox = try populated()
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-c", "'\(Sandbox.binaries.appendingPathComponent("diary-find").path)' --json > /dev/full"]
+        shell.environment = sandbox.environment
+        let err = Pipe()
+        shell.standardError = err
+        try shell.run()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 74)
+        #expect(errors.contains("讀寫失敗"))
+    }
+
     @Test("a reader that goes away is not an error")
     func brokenPipe() throws {
         let sandbox = try Sandbox()

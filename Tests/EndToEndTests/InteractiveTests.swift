@@ -36,6 +36,19 @@ final class PseudoTerminal {
         _ = text.utf8CString.withUnsafeBufferPointer { write(primary, $0.baseAddress, $0.count - 1) }
     }
 
+    /// Starts a tool with this terminal as its stdin, stdout and stderr.
+    func launch(_ tool: String, in sandbox: Sandbox) throws -> Process {
+        let process = Process()
+        process.executableURL = Sandbox.binaries.appendingPathComponent(tool)
+        process.environment = sandbox.environment
+        let handle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return process
+    }
+
     /// Reads until `marker` shows up (or the time runs out); returns everything read.
     func read(until marker: String, seconds: Double = 20) -> String {
         var collected = Data()
@@ -60,14 +73,7 @@ struct InteractiveTests {
         let sandbox = try Sandbox()
         _ = try sandbox.pipeline([("diary-new", ["--text-only", "--text", "下雨天"]), ("diary-chat", ["-m", "在家看書"])])
         let terminal = try PseudoTerminal()
-        let process = Process()
-        process.executableURL = Sandbox.binaries.appendingPathComponent("diary-chat")
-        process.environment = sandbox.environment
-        let handle = FileHandle(fileDescriptor: terminal.secondary, closeOnDealloc: false)
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        let process = try terminal.launch("diary-chat", in: sandbox)
 
         let opening = terminal.read(until: "> ")
         #expect(opening.contains("阿暖"), "the header names the companion")
@@ -94,14 +100,7 @@ struct InteractiveTests {
         let sandbox = try Sandbox()
         _ = try sandbox.run("diary-new", ["--text-only", "--text", "還沒想好"])
         let terminal = try PseudoTerminal()
-        let process = Process()
-        process.executableURL = Sandbox.binaries.appendingPathComponent("diary-chat")
-        process.environment = sandbox.environment
-        let handle = FileHandle(fileDescriptor: terminal.secondary, closeOnDealloc: false)
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        let process = try terminal.launch("diary-chat", in: sandbox)
         _ = terminal.read(until: "> ")
         terminal.type("\u{04}")
         #expect(terminal.read(until: "草稿已保留").contains("草稿已保留"))
