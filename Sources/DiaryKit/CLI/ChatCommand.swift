@@ -62,17 +62,12 @@ public struct ChatCommand: DiaryCommand {
             return
         }
         let result: TurnResult
-        do {
-            if retry {
-                result = try await conversation.retry(entryId: entryId, persona: chosen)
-            } else if let message {
-                result = try await conversation.send(entryId: entryId, text: message, persona: chosen)
-            } else {
-                result = try await conversation.open(entryId: entryId, persona: chosen)
-            }
-        } catch let error as CompanionError {
-            if case .providerFailed = error { try? store.recordError(entryId: entryId, error: "\(error)") }
-            throw error
+        if retry {
+            result = try await conversation.retry(entryId: entryId, persona: chosen)
+        } else if let message {
+            result = try await conversation.send(entryId: entryId, text: message, persona: chosen)
+        } else {
+            result = try await conversation.open(entryId: entryId, persona: chosen)
         }
         result.notices.forEach(context.say)
         try Self.print(result.messages, context: context, zone: entry.zone)

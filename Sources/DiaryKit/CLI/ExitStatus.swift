@@ -51,7 +51,7 @@ enum ExitStatus {
         case let error as CompanionError:
             switch error {
             case .providerFailed: return (.sendFailed, tryAgain)
-            case .invalidPage: return (.summaryFailed, tryAgain)
+            case .pageNotWritten: return (.summaryFailed, tryAgain)
             case .nothingToRetry: return (.nothingToRetry, dataError)
             case let .unknownPersona(name): return (.unknownPersona(name: name), usage)
             case let .textTooLong(limit): return (.textTooLong(limit: limit), usage)

@@ -34,7 +34,6 @@ struct InteractiveChat {
                 try await turn { try await conversation.send(entryId: entryId, text: input, persona: persona) }
             } catch let error as CompanionError {
                 // Said here and kept: the loop goes on so the person can /retry or keep talking.
-                if case .providerFailed = error { try? store.recordError(entryId: entryId, error: "\(error)") }
                 Output.standardError(ExitStatus.describe(error).0.text(language))
             }
         }
@@ -46,7 +45,14 @@ struct InteractiveChat {
         let words = input.split(separator: " ", maxSplits: 1).map(String.init)
         switch words[0] {
         case "/save":
-            let saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, store: store)
+            let saved: Entry
+            do {
+                saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, store: store)
+            } catch let error as CompanionError {
+                // The chat is kept; the person can talk on and /save again.
+                Output.standardError(ExitStatus.describe(error).0.text(language))
+                return false
+            }
             try Output.line("")
             try Output.line(Rendering.entryPage(saved, language: language, paths: context.paths))
             return true

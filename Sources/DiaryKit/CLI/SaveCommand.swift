@@ -69,13 +69,8 @@ public struct SaveCommand: DiaryCommand {
 
     /// Writes one page; a failure is reported as the seed's 「總結/標籤生成失敗…」 (exit 75).
     static func writePage(entryId: String, persona: Persona, context: CommandContext, store: DiaryStore) async throws -> Entry {
-        do {
-            return try await context.conversation(store).writePage(entryId: entryId, persona: persona,
-                                                                    usageDay: Timestamps.localDate(Date(), zone: .current))
-        } catch let error as CompanionError {
-            if case .providerFailed = error { throw CompanionError.invalidPage(provider: "\(error)") }
-            throw error
-        }
+        try await context.conversation(store).writePage(entryId: entryId, persona: persona,
+                                                        usageDay: Timestamps.localDate(Date(), zone: .current))
     }
 
     /// Drops a draft and the media files nothing else uses.

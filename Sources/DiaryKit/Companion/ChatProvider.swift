@@ -66,8 +66,8 @@ public protocol ChatProvider: Sendable {
 public enum CompanionError: Error, Equatable {
     /// The provider failed (the detail is for logs, never shown raw).
     case providerFailed(provider: String, detail: String)
-    /// The provider answered with a page that is not a valid page.
-    case invalidPage(provider: String)
+    /// The page could not be written: the provider failed or answered with no valid page.
+    case pageNotWritten(detail: String)
     /// `--retry` found no unanswered message or unwritten page.
     case nothingToRetry
     /// No companion has this name.

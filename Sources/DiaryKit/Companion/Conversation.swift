@@ -77,11 +77,12 @@ public struct Conversation: Sendable {
         let page: Page
         do {
             guard let valid = try await provider.writePage(request).validated() else {
-                throw CompanionError.invalidPage(provider: provider.name)
+                throw CompanionError.pageNotWritten(detail: "\(provider.name): the page is not 3–8 tags with a title and text")
             }
             page = valid
         } catch {
             try store.markSummaryFailed(entryId: entryId, error: "\(error)")
+            if error is CompanionError { throw CompanionError.pageNotWritten(detail: "\(error)") }
             throw error
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
@@ -91,7 +92,14 @@ public struct Conversation: Sendable {
 
     private func answer(entryId: String, persona: Persona, onText: @Sendable (String) -> Void) async throws -> Message {
         let entry = try store.entry(id: entryId, includeMessages: true)
-        let reply = try await provider.reply(request(entry, persona: persona), onText: onText)
+        let reply: String
+        do {
+            reply = try await provider.reply(request(entry, persona: persona), onText: onText)
+        } catch let error as CompanionError {
+            // Visible in the entry (D-006's last error) until an answer arrives.
+            try store.recordError(entryId: entryId, error: "\(error)")
+            throw error
+        }
         return try store.appendMessage(entryId: entryId, author: .companion, text: reply,
                                        persona: persona.id, provider: provider.name)
     }

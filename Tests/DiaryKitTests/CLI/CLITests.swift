@@ -35,7 +35,7 @@ import Testing
         #expect(ExitStatus.describe(StoreError.cannotCreateHome("/x")).1 == 73)
         #expect(ExitStatus.describe(StoreError.io("SQLITE_FULL: disk full")) == (.saveFailed, 74), "no raw SQL error reaches people")
         #expect(ExitStatus.describe(CompanionError.providerFailed(provider: "p", detail: "d")) == (.sendFailed, 75))
-        #expect(ExitStatus.describe(CompanionError.invalidPage(provider: "p")) == (.summaryFailed, 75))
+        #expect(ExitStatus.describe(CompanionError.pageNotWritten(detail: "p")) == (.summaryFailed, 75))
         #expect(ExitStatus.describe(StoreError.busy).1 == 75)
         #expect(ExitStatus.describe(StoreError.newerVersion).1 == 78)
         #expect(ExitStatus.describe(ConfigError.invalid("x")).1 == 78)

@@ -107,8 +107,10 @@ struct FlakyProvider: ChatProvider {
         }
         let history = try diary.store.messages(entryId: id)
         #expect(history.last?.text == "別弄丟我" && history.last?.author == .person)
+        #expect(try diary.store.entry(id: id).lastError != nil, "the failure is visible on the entry")
         let retried = try await conversation(diary).retry(entryId: id, persona: .clear)
         #expect(retried.messages.count == 1 && retried.messages[0].persona == "clear")
+        #expect(try diary.store.entry(id: id).lastError == nil, "an answer clears it")
         await #expect(throws: CompanionError.nothingToRetry) { _ = try await conversation(diary).retry(entryId: id, persona: .warm) }
     }
 
