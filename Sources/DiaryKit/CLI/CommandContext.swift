@@ -40,16 +40,9 @@ struct CommandContext {
         stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         quiet = options.quiet
         if let flag = options.lang, Language(tag: flag) == nil {
-            language = Language.resolve(flag: nil, config: nil, environment: environment)
             throw InputError.usage(.badOption(detail: "--lang \(flag) (zh-Hant, en)"))
         }
-        // A broken config must still be reported in the person's language.
-        do {
-            config = try Config.load(from: paths.configFile)
-        } catch {
-            language = Language.resolve(flag: options.lang, config: nil, environment: environment)
-            throw error
-        }
+        config = try Config.load(from: paths.configFile)
         language = Language.resolve(flag: options.lang, config: config.language, environment: environment)
         if options.json { json = true } else if options.readable || forceText { json = false } else { json = !stdoutIsTerminal }
     }
@@ -104,6 +97,7 @@ extension DiaryCommand {
         do {
             context = try CommandContext(global, forceText: forcesText)
         } catch {
+            // No usable context (bad --lang or config): speak the language the flag or locale asks for.
             let language = Language.resolve(flag: global.lang, config: nil, environment: ProcessInfo.processInfo.environment)
             throw ExitCode(ExitStatus.report(error, language: language))
         }
