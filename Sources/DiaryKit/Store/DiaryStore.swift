@@ -29,7 +29,9 @@ public final class DiaryStore: Sendable {
         return try translatingErrors {
             let pool = try DatabasePool(path: paths.database.path, configuration: configuration)
             try Schema.migrate(pool, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
-            let device = try pool.write { db in try Schema.deviceId(db) }
+            // Read first: a search should not take the write lock just to learn the device id.
+            let known = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") }
+            let device = try known ?? pool.write { db in try Schema.deviceId(db) }
             return DiaryStore(paths: paths, pool: pool, deviceId: device)
         }
     }
