@@ -43,9 +43,7 @@ public struct ChatCommand: DiaryCommand {
         if personas { return try Self.listPersonas(context) }
         if retry && message != nil { throw InputError.usage(.badOption(detail: "--retry -m")) }
         // Refused before anything is opened, whichever entry it was meant for.
-        if let message, message.trimmingCharacters(in: .whitespacesAndNewlines).count > context.config.textLimit {
-            throw CompanionError.textTooLong(limit: context.config.textLimit)
-        }
+        if let message { _ = try Conversation.trimmed(message, limit: context.config.textLimit) }
         let store = try context.openStore()
         let ids = try EntrySelection.resolve(argument: id, context: context, store: store, fallback: EntryStatus.open)
         guard ids.count == 1 else { throw InputError.usage(.tooManyEntries) }

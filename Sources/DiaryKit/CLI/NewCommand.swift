@@ -39,8 +39,7 @@ public struct NewCommand: DiaryCommand {
     func execute(_ context: CommandContext) async throws {
         if textOnly && media != nil { throw InputError.usage(.badOption(detail: "--text-only")) }
         guard textOnly || media != nil else { throw InputError.usage(.chooseMedia) }
-        let note = text?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let note, note.count > context.config.textLimit { throw CompanionError.textTooLong(limit: context.config.textLimit) }
+        let note = try text.map { try Conversation.trimmed($0, limit: context.config.textLimit) }
         let zone = TimeZone.current
         var occurredAt: Date?
         if let at {

@@ -24,6 +24,14 @@ public struct Conversation: Sendable {
         self.textLimit = textLimit
     }
 
+    /// The text without surrounding space, refused when longer than `limit` characters
+    /// people see (F-002: a note or a message).
+    public static func trimmed(_ text: String, limit: Int) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= limit else { throw CompanionError.textTooLong(limit: limit) }
+        return trimmed
+    }
+
     /// Opens the talk if the companion has not spoken yet: looks at the media, then greets.
     public func open(entryId: String, persona: Persona) async throws -> TurnResult {
         var result = TurnResult()
@@ -49,8 +57,7 @@ public struct Conversation: Sendable {
     /// Stores what the person said, then asks the companion to answer it.
     public func send(entryId: String, text: String, persona: Persona,
                      onText: @Sendable (String) -> Void = { _ in }) async throws -> TurnResult {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= textLimit else { throw CompanionError.textTooLong(limit: textLimit) }
+        let trimmed = try Self.trimmed(text, limit: textLimit)
         var result = try await open(entryId: entryId, persona: persona)
         guard !trimmed.isEmpty else { return result }
         result.messages.append(try store.appendMessage(entryId: entryId, author: .person, text: trimmed,
@@ -77,11 +84,12 @@ public struct Conversation: Sendable {
         let page: Page
         do {
             guard let valid = try await provider.writePage(request).validated() else {
-                throw CompanionError.pageNotWritten(detail: "\(provider.name): the page is not 3–8 tags with a title and text")
+                throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: 3–8 tags, a title and text")
             }
             page = valid
         } catch {
             try store.markSummaryFailed(entryId: entryId, error: "\(error)")
+            // Whatever the provider did wrong, the person reads the seed's page-failure sentence.
             if error is CompanionError { throw CompanionError.pageNotWritten(detail: "\(error)") }
             throw error
         }
