@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", exact: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(name: "diary-new", dependencies: ["DiaryKit"]),
@@ -33,10 +36,17 @@ let package = Package(
         .executableTarget(name: "diary-save", dependencies: ["DiaryKit"]),
         .executableTarget(name: "diary-find", dependencies: ["DiaryKit"]),
         .executableTarget(name: "diary-sync", dependencies: ["DiaryKit"]),
-        .testTarget(name: "DiaryKitTests", dependencies: ["DiaryKit"]),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["DiaryKit"]
+        // Local stand-ins for the servers tests cannot reach (model provider, weather).
+        .target(
+            name: "FakeServers",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/FakeServers"
         ),
+        .testTarget(name: "DiaryKitTests", dependencies: ["DiaryKit", "FakeServers"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DiaryKit", "FakeServers"]),
     ]
 )

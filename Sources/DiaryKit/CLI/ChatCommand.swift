@@ -27,8 +27,17 @@ public struct ChatCommand: DiaryCommand {
     @Flag(name: .long, help: "Ask the companion again to answer your last message.")
     var retry = false
 
+    @Option(name: .long, help: ArgumentHelp("Say it with a voice memo (m4a, mp3, wav, ogg, flac, webm); it is transcribed and kept.", valueName: "file"))
+    var voice: String?
+
+    @Flag(name: .long, help: "Have the companion look at the media again (and transcribe a memo not yet transcribed).")
+    var reanalyze = false
+
     @Option(name: .long, help: ArgumentHelp("Switch companion from now on: warm, clear, fun or empath.", valueName: "name"))
     var persona: String?
+
+    @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
+    var provider: String?
 
     @Flag(name: .long, help: "List the companions: name, label, description and a sample reply.")
     var personas = false
@@ -41,7 +50,8 @@ public struct ChatCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         if personas { return try Self.listPersonas(context) }
-        if retry && message != nil { throw InputError.usage(.badOption(detail: "--retry -m")) }
+        let modes = [message != nil, retry, voice != nil, reanalyze].filter { $0 }.count
+        if modes > 1 { throw InputError.usage(.badOption(detail: "-m / --retry / --voice / --reanalyze: one at a time")) }
         // Refused before anything is opened, whichever entry it was meant for.
         if let message { _ = try Conversation.trimmed(message, limit: context.config.textLimit) }
         let store = try context.openStore()
@@ -51,24 +61,65 @@ public struct ChatCommand: DiaryCommand {
         let entry = try store.entry(id: entryId)
         let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
         if chosen.id != entry.persona { try store.setPersona(entryId: entryId, persona: chosen.id) }
-        let conversation = context.conversation(store)
+        let conversation = try context.conversation(store, providerFlag: provider)
 
-        if message == nil && !retry && context.stdinIsTerminal && context.stdoutIsTerminal && !global.json {
+        if modes == 0 && context.stdinIsTerminal && context.stdoutIsTerminal && !global.json {
             var chat = InteractiveChat(context: context, store: store, conversation: conversation,
                                        entryId: entryId, persona: chosen)
             try await chat.run()
             return
         }
-        let result: TurnResult
+        if reanalyze {
+            let result = try await Interruption.cancellable { try await conversation.reanalyze(entryId: entryId, persona: chosen) }
+            result.notices.forEach(context.say)
+            let updated = try store.entry(id: entryId)
+            if context.json {
+                try Output.json(Rendering.entryJSON(updated, paths: context.paths))
+            } else {
+                try Output.line(updated.analysis ?? "")
+            }
+            return
+        }
+        try await Self.step(context, persona: chosen, zone: entry.zone) { onText in
+            try await conversation.open(entryId: entryId, persona: chosen, onText: onText)
+        }
         if retry {
-            result = try await conversation.retry(entryId: entryId, persona: chosen)
-        } else if let message {
-            result = try await conversation.send(entryId: entryId, text: message, persona: chosen)
+            try await Self.step(context, persona: chosen, zone: entry.zone) { onText in
+                try await conversation.retry(entryId: entryId, persona: chosen, onText: onText)
+            }
+        } else if let text = try await said(context, conversation: conversation, store: store, entryId: entryId) {
+            try await Self.step(context, persona: chosen, zone: entry.zone) { onText in
+                try await conversation.send(entryId: entryId, text: text, persona: chosen, onText: onText)
+            }
+        }
+    }
+
+    /// What the person said: `-m`, or a voice memo stored with the entry, then transcribed.
+    private func said(_ context: CommandContext, conversation: Conversation, store: DiaryStore, entryId: String) async throws -> String? {
+        guard let voice else { return message }
+        let memo = try MediaIntake.storeVoiceMemo(URL(fileURLWithPath: voice), limits: context.mediaLimits, into: context.paths.media)
+        try store.addMedia(entryId: entryId, item: memo)
+        let heard = try await Interruption.cancellable { try await conversation.transcribe(memo) }
+        heard.notices.forEach(context.say)
+        if !context.json { try Output.line((context.language == .en ? "You (voice): " : "你（語音）：") + heard.text) }
+        return heard.text
+    }
+
+    /// Runs one companion step: on a terminal the reply streams in as it arrives (with
+    /// 「正在等回覆…」 while it is slow); Ctrl-C cancels. Then prints what the step added.
+    static func step(_ context: CommandContext, persona: Persona, zone: TimeZone,
+                     _ body: @escaping @Sendable (@escaping @Sendable (String) -> Void) async throws -> TurnResult) async throws {
+        let language = context.language
+        let live = LiveReply(prefix: persona.name(language) + (language == .en ? ": " : "："),
+                             waiting: context.quiet ? nil : Phrase.waitingForReply.text(language))
+        let result: TurnResult
+        if !context.json && context.stdoutIsTerminal {
+            result = try await live.run(body)
         } else {
-            result = try await conversation.open(entryId: entryId, persona: chosen)
+            result = try await Interruption.cancellable { try await body { _ in } }
         }
         result.notices.forEach(context.say)
-        try Self.print(result.messages, context: context, zone: entry.zone)
+        try print(result.messages.filter { !(live.printed && $0.author == .companion) }, context: context, zone: zone)
     }
 
     /// The four companions (F-025), as cards or JSON Lines of kind `persona`.

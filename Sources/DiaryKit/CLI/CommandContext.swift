@@ -18,6 +18,9 @@ public struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Say nothing on stderr but errors.")
     var quiet = false
 
+    @Flag(name: .long, help: "Tell on stderr what is asked of the model and weather services (never a key).")
+    var verbose = false
+
     public init() {}
 }
 
@@ -30,6 +33,7 @@ struct CommandContext {
     let language: Language
     let json: Bool
     let quiet: Bool
+    let verbose: Bool
     let stdinIsTerminal: Bool
     let stdoutIsTerminal: Bool
 
@@ -39,6 +43,7 @@ struct CommandContext {
         stdinIsTerminal = isatty(STDIN_FILENO) == 1
         stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         quiet = options.quiet
+        verbose = options.verbose
         if let flag = options.lang, Language(tag: flag) == nil {
             throw InputError.usage(.badOption(detail: "--lang \(flag) (zh-Hant, en)"))
         }
@@ -58,15 +63,7 @@ struct CommandContext {
 
     /// The media size limits from the config.
     var mediaLimits: MediaLimits {
-        MediaLimits(photoBytes: config.photoLimitBytes, videoBytes: config.videoLimitBytes)
-    }
-
-    /// The companion in force.
-    var provider: any ChatProvider { OfflineCompanion(environment: environment) }
-
-    /// A conversation over the store with the configured companion.
-    func conversation(_ store: DiaryStore) -> Conversation {
-        Conversation(store: store, provider: provider, language: language, textLimit: config.textLimit)
+        MediaLimits(photoBytes: config.photoLimitBytes, videoBytes: config.videoLimitBytes, audioBytes: config.audioLimitBytes)
     }
 
     /// Which companion speaks for an entry, telling the person if a stored choice was unusable.

@@ -23,6 +23,8 @@ enum ExitStatus {
     static let tryAgain: Int32 = 75
     static let permission: Int32 = 77
     static let configuration: Int32 = 78
+    /// Ctrl-C, as shells report a SIGINT: 128 + 2.
+    static let interrupted: Int32 = 130
 
     /// Prints the error's sentence on stderr and returns the status to exit with.
     static func report(_ error: Error, language: Language) -> Int32 {
@@ -44,7 +46,11 @@ enum ExitStatus {
             switch error {
             case let .missing(path): return (.fileMissing(path: path), noInput)
             case let .unreadable(kind, problem):
-                return (kind == .video ? .videoUnreadable(problem) : .photoUnreadable(problem), dataError)
+                switch kind {
+                case .video?: return (.videoUnreadable(problem), dataError)
+                case .audio?: return (.audioUnreadable(problem), dataError)
+                default: return (.photoUnreadable(problem), dataError)
+                }
             case let .toolMissing(name): return (.toolMissing(name: name), unavailable)
             case let .cannotStore(path): return (.homeNotCreatable(path: path), cannotCreate)
             }
@@ -55,6 +61,15 @@ enum ExitStatus {
             case .nothingToRetry: return (.nothingToRetry, dataError)
             case let .unknownPersona(name): return (.unknownPersona(name: name), usage)
             case let .textTooLong(limit): return (.textTooLong(limit: limit), usage)
+            case let .unknownProvider(name): return (.unknownProvider(name: name), usage)
+            case .notHeard: return (.notHeard, tryAgain)
+            case .transcriptionUnavailable: return (.transcriptionUnavailable, unavailable)
+            case .analysisUnavailable: return (.analysisDeferred, tryAgain)
+            case let .consentNeeded(provider): return (.consentNeeded(provider: provider), permission)
+            case let .turnLimitReached(limit): return (.turnLimitReached(limit: limit), unavailable)
+            case let .pageLimitReached(limit): return (.pageLimitReached(limit: limit), tryAgain)
+            case .usageUnknown: return (.usageUnknown, tryAgain)
+            case .cancelled: return (.cancelled, interrupted)
             }
         case let error as StoreError:
             switch error {

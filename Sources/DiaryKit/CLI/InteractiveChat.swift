@@ -15,7 +15,8 @@ struct InteractiveChat {
         for message in entry.messages ?? [] {
             try Output.line(Rendering.messageText(message, language: language))
         }
-        try await turn { try await conversation.open(entryId: entryId, persona: persona) }
+        let opening = persona
+        try await turn { [conversation, entryId] onText in try await conversation.open(entryId: entryId, persona: opening, onText: onText) }
 
         while true {
             try Output.fragment("> ")
@@ -31,7 +32,8 @@ struct InteractiveChat {
                 continue
             }
             do {
-                try await turn { try await conversation.send(entryId: entryId, text: input, persona: persona) }
+                let speaking = persona
+                try await turn { [conversation, entryId] onText in try await conversation.send(entryId: entryId, text: input, persona: speaking, onText: onText) }
             } catch let error as CompanionError {
                 // Said here and kept: the loop goes on so the person can /retry or keep talking.
                 Output.standardError(ExitStatus.describe(error).0.text(language))
@@ -47,7 +49,7 @@ struct InteractiveChat {
         case "/save":
             let saved: Entry
             do {
-                saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, store: store)
+                saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, conversation: conversation)
             } catch let error as CompanionError {
                 // The chat is kept; the person can talk on and /save again.
                 Output.standardError(ExitStatus.describe(error).0.text(language))
@@ -70,7 +72,8 @@ struct InteractiveChat {
             return false
         case "/retry":
             do {
-                try await turn { try await conversation.retry(entryId: entryId, persona: persona) }
+                let speaking = persona
+                try await turn { [conversation, entryId] onText in try await conversation.retry(entryId: entryId, persona: speaking, onText: onText) }
             } catch let error as CompanionError {
                 Output.standardError(ExitStatus.describe(error).0.text(language))
             }
@@ -81,11 +84,12 @@ struct InteractiveChat {
         }
     }
 
-    private func turn(_ body: () async throws -> TurnResult) async throws {
-        let result = try await body()
-        result.notices.forEach(context.say)
-        for message in result.messages where message.author == .companion {
-            try Output.line(Rendering.messageText(message, language: context.language))
+    /// One step, its reply streamed as it arrives; Ctrl-C cancels the step, not the chat.
+    private func turn(_ body: @escaping @Sendable (@escaping @Sendable (String) -> Void) async throws -> TurnResult) async throws {
+        do {
+            try await ChatCommand.step(context, persona: persona, zone: .current, body)
+        } catch CompanionError.cancelled {
+            context.say(.cancelled)
         }
     }
 }

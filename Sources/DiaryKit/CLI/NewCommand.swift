@@ -29,6 +29,12 @@ public struct NewCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Where it happened.", valueName: "place"))
     var place: String?
 
+    @Option(name: .long, help: ArgumentHelp("Where it happened as latitude,longitude (default: the photo's GPS); used for the weather.", valueName: "lat,lon"))
+    var location: String?
+
+    @Option(name: .long, help: ArgumentHelp("A voice memo (m4a, mp3, wav, ogg, flac, webm): kept with the entry and transcribed into it.", valueName: "file"))
+    var voice: String?
+
     @Option(name: .long, help: ArgumentHelp("The companion: warm, clear, fun or empath.", valueName: "name"))
     var persona: String?
 
@@ -38,7 +44,8 @@ public struct NewCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         if textOnly && media != nil { throw InputError.usage(.badOption(detail: "--text-only")) }
-        guard textOnly || media != nil else { throw InputError.usage(.chooseMedia) }
+        guard textOnly || media != nil || voice != nil else { throw InputError.usage(.chooseMedia) }
+        let coordinates = try location.map(Self.coordinates)
         let note = try text.map { try Conversation.trimmed($0, limit: context.config.textLimit) }
         let zone = TimeZone.current
         var occurredAt: Date?
@@ -58,6 +65,10 @@ public struct NewCommand: DiaryCommand {
             moment.latitude = intake.latitude
             moment.longitude = intake.longitude
         }
+        if let coordinates { (moment.latitude, moment.longitude) = coordinates }
+        if let voice {
+            items.append(try MediaIntake.storeVoiceMemo(URL(fileURLWithPath: voice), limits: context.mediaLimits, into: context.paths.media))
+        }
         let new = NewEntry(occurredAt: occurredAt ?? items.first?.takenAt ?? Date(), timeZone: zone,
                            note: note.flatMap { $0.isEmpty ? nil : $0 }, context: moment,
                            persona: chosen.id, media: items)
@@ -71,12 +82,38 @@ public struct NewCommand: DiaryCommand {
             }
             throw error
         }
-        let entry = try store.entry(id: id)
         context.say(.welcome(companion: chosen.title(context.language)))
+        if let memo = items.first(where: { $0.kind == .audio }) {
+            try await transcribe(memo, entryId: id, context: context, store: store)
+        }
+        let entry = try store.entry(id: id)
         if context.json {
             try Output.json(Rendering.entryJSON(entry, paths: context.paths))
         } else {
             try Output.line(Rendering.entryRow(entry, language: context.language))
         }
+    }
+
+    /// Puts the memo's words into the entry. The entry is already stored, memo included, so
+    /// a failure here is a notice, not an error: `diary-chat --reanalyze` tries again.
+    private func transcribe(_ memo: MediaItem, entryId: String, context: CommandContext, store: DiaryStore) async throws {
+        do {
+            let conversation = try context.conversation(store)
+            let heard = try await Interruption.cancellable { try await conversation.transcribe(memo) }
+            heard.notices.forEach(context.say)
+            try store.setTranscript(entryId: entryId, text: heard.text)
+        } catch let error as CompanionError {
+            context.say(ExitStatus.describe(error).0)
+        }
+    }
+
+    /// Reads `25.13,121.74`.
+    static func coordinates(_ text: String) throws -> (Double, Double) {
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let latitude = parts[0], let longitude = parts[1],
+              (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw InputError.usage(.badOption(detail: "--location \(text) (latitude,longitude, e.g. 25.13,121.74)"))
+        }
+        return (latitude, longitude)
     }
 }

@@ -18,6 +18,11 @@ enum Output {
         try write(text, to: STDOUT_FILENO)
     }
 
+    /// Writes text for people to stderr without a newline (a question, a waiting line).
+    static func standardErrorFragment(_ text: String) throws {
+        try write(text, to: STDERR_FILENO)
+    }
+
     /// Writes a line for people to stderr; failures here have nowhere to be reported.
     static func standardError(_ text: String) {
         try? write(text + "\n", to: STDERR_FILENO)

@@ -118,10 +118,19 @@ enum Rendering {
         lines.append(entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）"))
         lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(statusText(entry.status, language))  ·  \(entry.id)")
         if let place = entry.context.place { lines.append((en ? "Place: " : "地點：") + place) }
+        if let weather = entry.context.weatherDescription {
+            let temperature = entry.context.temperatureC.map { String(format: " %.0f°C", $0) } ?? ""
+            lines.append((en ? "Weather: " : "天氣：") + weather + temperature)
+        }
         if !entry.tags.isEmpty { lines.append(entry.tags.map { "#\($0)" }.joined(separator: " ")) }
         for item in entry.media {
             let file = paths.media.appendingPathComponent(item.relativePath)
-            let kind = item.kind == .video ? (en ? "Video" : "影片") : (en ? "Photo" : "照片")
+            let kind: String
+            switch item.kind {
+            case .photo: kind = en ? "Photo" : "照片"
+            case .video: kind = en ? "Video" : "影片"
+            case .audio: kind = en ? "Voice memo" : "錄音"
+            }
             if FileManager.default.isReadableFile(atPath: file.path) {
                 lines.append("\(kind)\(en ? ": " : "：")\(file.path)")
             } else {

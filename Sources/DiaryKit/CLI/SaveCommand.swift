@@ -31,6 +31,9 @@ public struct SaveCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("The companion who writes the page: warm, clear, fun or empath.", valueName: "name"))
     var persona: String?
 
+    @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
+    var provider: String?
+
     public init() {}
 
     var forcesText: Bool { textOutput }
@@ -58,7 +61,8 @@ public struct SaveCommand: DiaryCommand {
         for entryId in ids {
             let entry = try store.entry(id: entryId)
             let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
-            let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context, store: store)
+            let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context,
+                                                 conversation: context.conversation(store, providerFlag: provider))
             if context.json {
                 try Output.json(Rendering.entryJSON(saved, paths: context.paths))
             } else {
@@ -68,9 +72,16 @@ public struct SaveCommand: DiaryCommand {
     }
 
     /// Writes one page; a failure is reported as the seed's 「總結/標籤生成失敗…」 (exit 75).
-    static func writePage(entryId: String, persona: Persona, context: CommandContext, store: DiaryStore) async throws -> Entry {
-        try await context.conversation(store).writePage(entryId: entryId, persona: persona,
-                                                        usageDay: Timestamps.localDate(Date(), zone: .current))
+    /// On a terminal 「正在等回覆…」 shows while it is slow, and Ctrl-C cancels it.
+    static func writePage(entryId: String, persona: Persona, context: CommandContext, conversation: Conversation) async throws -> Entry {
+        let day = Timestamps.localDate(Date(), zone: .current)
+        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (Entry, [Phrase]) = { _ in
+            try await conversation.writePage(entryId: entryId, persona: persona, usageDay: day)
+        }
+        let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
+        let (saved, notices) = try await LiveReply(prefix: "", waiting: waiting).run(write)
+        notices.forEach(context.say)
+        return saved
     }
 
     /// Drops a draft and the media files nothing else uses.

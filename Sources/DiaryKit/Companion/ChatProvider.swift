@@ -12,15 +12,21 @@ public struct CompanionRequest: Sendable {
     public var mediaFiles: [URL]
     /// Tags the person already has, so a page reuses them.
     public var existingTags: [String]
+    /// JPEG pictures of the media (a downscaled photo, or keyframes of a video), for analysis.
+    public var images: [Data]
+    /// A running summary of the turns before `history`, when a long talk was condensed.
+    public var digest: String?
 
     public init(language: Language, persona: Persona, entry: Entry, history: [Message],
-                mediaFiles: [URL] = [], existingTags: [String] = []) {
+                mediaFiles: [URL] = [], existingTags: [String] = [], images: [Data] = [], digest: String? = nil) {
         self.language = language
         self.persona = persona
         self.entry = entry
         self.history = history
         self.mediaFiles = mediaFiles
         self.existingTags = existingTags
+        self.images = images
+        self.digest = digest
     }
 }
 
@@ -36,11 +42,16 @@ public struct Page: Sendable, Equatable {
         self.tags = tags
     }
 
+    /// The tags normalised, empty ones dropped, each kept once in order.
+    var normalizedTags: [String] {
+        var seen = Set<String>()
+        return tags.compactMap(TagName.normalize).filter { seen.insert($0).inserted }
+    }
+
     /// The page with tags normalised and de-duplicated; nil unless it has a title, a summary
     /// and 3–8 tags (a half-formed page is never stored).
     public func validated() -> Page? {
-        var seen = Set<String>()
-        let tags = self.tags.compactMap(TagName.normalize).filter { seen.insert($0).inserted }
+        let tags = normalizedTags
         let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
         let summary = self.summary.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty, !summary.isEmpty, (3...8).contains(tags.count) else { return nil }
@@ -52,14 +63,20 @@ public struct Page: Sendable, Equatable {
 public protocol ChatProvider: Sendable {
     /// `offline`, or the configured provider's name; recorded with what it writes.
     var name: String { get }
+    /// False for the offline companion: nothing leaves the machine, no consent is needed.
+    var isRemote: Bool { get }
     /// Describes what the media shows (D-004).
     func analyze(_ request: CompanionRequest) async throws -> String
-    /// The first words after the media was looked at.
-    func greet(_ request: CompanionRequest) async throws -> String
+    /// The first words after the media was looked at; `onText` receives them as they arrive.
+    func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String
     /// Answers the person's last message; `onText` receives the reply as it arrives.
     func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String
     /// Writes the page in the person's voice.
     func writePage(_ request: CompanionRequest) async throws -> Page
+    /// Folds `earlier` messages (and `request.digest`) into a short running summary.
+    func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String
+    /// Turns a voice memo into text (F-011); throws `notHeard` when nothing was recognised.
+    func transcribe(audio: URL, mime: String, language: Language) async throws -> String
 }
 
 /// Why the companion could not do its part; what the person typed is always kept.
@@ -74,4 +91,22 @@ public enum CompanionError: Error, Equatable {
     case unknownPersona(String)
     /// The message is longer than the limit.
     case textTooLong(limit: Int)
+    /// No provider has this name (`--provider`).
+    case unknownProvider(String)
+    /// The voice memo gave no words, or could not be transcribed (the audio is kept).
+    case notHeard
+    /// Only the offline companion is configured, and it cannot listen.
+    case transcriptionUnavailable
+    /// No provider could look at the media (the draft is kept; `--reanalyze` tries again).
+    case analysisUnavailable
+    /// Content would go to a remote provider the person has not agreed to.
+    case consentNeeded(provider: String)
+    /// This entry has had all the replies `[limits] turns_per_entry` allows.
+    case turnLimitReached(limit: Int)
+    /// Today's pages are used up (`[limits] pages_per_day`).
+    case pageLimitReached(limit: Int)
+    /// How much was used cannot be read; counted as used up (F-020).
+    case usageUnknown
+    /// The person pressed Ctrl-C while waiting; nothing half-written was stored.
+    case cancelled
 }

@@ -4,22 +4,60 @@ import Foundation
 public struct TurnResult: Sendable {
     public var messages: [Message] = []
     public var notices: [Phrase] = []
+
+    /// What a voice memo said, and who had to transcribe it.
+    public struct Heard: Sendable {
+        public var text: String
+        public var notices: [Phrase]
+    }
+}
+
+/// Limits a hosted operator may turn on (F-020); off by default.
+public struct UsageLimits: Sendable {
+    /// Companion replies one entry may get (the opening greeting aside).
+    public var turnsPerEntry: Int?
+    /// Pages the companion may write a day.
+    public var pagesPerDay: Int?
+
+    public init(turnsPerEntry: Int? = nil, pagesPerDay: Int? = nil) {
+        self.turnsPerEntry = turnsPerEntry
+        self.pagesPerDay = pagesPerDay
+    }
+}
+
+/// When a long talk is condensed: the newest `keepRecent` messages always go verbatim;
+/// once `foldAt` more have piled up before them, those are folded into the digest.
+public struct Condensing: Sendable {
+    public var keepRecent = 12
+    public var foldAt = 8
+
+    public init(keepRecent: Int = 12, foldAt: Int = 8) {
+        self.keepRecent = keepRecent
+        self.foldAt = foldAt
+    }
 }
 
 /// One entry's conversation: opening it, each turn, retrying, and writing the page.
 ///
 /// The person's words are always committed before the companion is asked, so a failure
-/// (network, provider, a killed process) never loses what they typed.
+/// (network, provider, Ctrl-C, a killed process) never loses what they typed.
 public struct Conversation: Sendable {
     public let store: DiaryStore
-    public let provider: any ChatProvider
+    /// Who may answer, in failover order.
+    public let providers: [any ChatProvider]
     public let language: Language
     /// The longest message accepted, in characters people see.
     public let textLimit: Int
+    public var limits = UsageLimits()
+    public var condensing = Condensing()
+    /// Where the weather of a moment comes from; nil leaves weather out.
+    public var weather: WeatherService?
+    /// Pictures of an entry's media for analysis (a downscaled photo, video keyframes).
+    public var look: @Sendable (Entry) -> [Data] = { _ in [] }
 
-    public init(store: DiaryStore, provider: any ChatProvider, language: Language, textLimit: Int) {
+    public init(store: DiaryStore, providers: [any ChatProvider], language: Language, textLimit: Int) {
         self.store = store
-        self.provider = provider
+        self.providers = providers
         self.language = language
         self.textLimit = textLimit
     }
@@ -32,23 +70,25 @@ public struct Conversation: Sendable {
         return trimmed
     }
 
-    /// Opens the talk if the companion has not spoken yet: looks at the media, then greets.
-    public func open(entryId: String, persona: Persona) async throws -> TurnResult {
+    /// Opens the talk if the companion has not spoken yet: adds the weather, looks at the
+    /// media, then greets.
+    public func open(entryId: String, persona: Persona, onText: @Sendable (String) -> Void = { _ in }) async throws -> TurnResult {
         var result = TurnResult()
         var entry = try store.entry(id: entryId, includeMessages: true)
         guard !(entry.messages ?? []).contains(where: { $0.author == .companion }) else { return result }
-        if entry.analysis == nil, !entry.media.isEmpty {
+        entry = try await addWeather(to: entry)
+        if entry.analysis == nil, entry.picture != nil {
             do {
-                let analysis = try await provider.analyze(request(entry, persona: persona))
-                try store.setAnalysis(entryId: entryId, text: analysis, provider: provider.name)
-                entry.analysis = analysis
-            } catch is CompanionError {
-                // The talk goes on without it; the next opening tries again.
+                entry.analysis = try await analyze(entry, persona: persona, notices: &result.notices)
+            } catch CompanionError.analysisUnavailable {
+                // The talk goes on without it; the next opening or --reanalyze tries again.
                 result.notices.append(.analysisDeferred)
             }
         }
-        let greeting = try await provider.greet(request(entry, persona: persona))
-        if let opening = try store.appendOpening(entryId: entryId, text: greeting, persona: persona.id, provider: provider.name) {
+        let (greeting, by) = try await ask(providers, notices: &result.notices) { provider in
+            try await provider.greet(request(entry, persona: persona), onText: onText)
+        }
+        if let opening = try store.appendOpening(entryId: entryId, text: greeting, persona: persona.id, provider: by) {
             result.messages.append(opening)
         }
         return result
@@ -58,11 +98,18 @@ public struct Conversation: Sendable {
     public func send(entryId: String, text: String, persona: Persona,
                      onText: @Sendable (String) -> Void = { _ in }) async throws -> TurnResult {
         let trimmed = try Self.trimmed(text, limit: textLimit)
+        if let limit = limits.turnsPerEntry {
+            // F-020: unknown usage counts as used up.
+            let history: [Message]
+            do { history = try store.messages(entryId: entryId) } catch { throw CompanionError.usageUnknown }
+            let replies = history.filter { $0.author == .companion }.count - 1
+            if replies >= limit { throw CompanionError.turnLimitReached(limit: limit) }
+        }
         var result = try await open(entryId: entryId, persona: persona)
         guard !trimmed.isEmpty else { return result }
         result.messages.append(try store.appendMessage(entryId: entryId, author: .person, text: trimmed,
                                                        persona: persona.id, provider: nil))
-        result.messages.append(try await answer(entryId: entryId, persona: persona, onText: onText))
+        result.messages.append(try await answer(entryId: entryId, persona: persona, notices: &result.notices, onText: onText))
         return result
     }
 
@@ -70,51 +117,185 @@ public struct Conversation: Sendable {
     public func retry(entryId: String, persona: Persona, onText: @Sendable (String) -> Void = { _ in }) async throws -> TurnResult {
         let history = try store.messages(entryId: entryId)
         guard history.last?.author == .person else {
-            if history.isEmpty { return try await open(entryId: entryId, persona: persona) }
+            if history.isEmpty { return try await open(entryId: entryId, persona: persona, onText: onText) }
             throw CompanionError.nothingToRetry
         }
-        return TurnResult(messages: [try await answer(entryId: entryId, persona: persona, onText: onText)])
+        var result = TurnResult()
+        result.messages = [try await answer(entryId: entryId, persona: persona, notices: &result.notices, onText: onText)]
+        return result
+    }
+
+    /// Looks at the media again (and transcribes a memo not yet transcribed), replacing
+    /// the stored analysis: the way back from 「目前無法分析」.
+    public func reanalyze(entryId: String, persona: Persona) async throws -> TurnResult {
+        var result = TurnResult()
+        var entry = try store.entry(id: entryId)
+        if entry.transcript == nil, let memo = entry.media.first(where: { $0.kind == .audio }) {
+            do {
+                let heard = try await transcribe(memo)
+                result.notices += heard.notices
+                try store.setTranscript(entryId: entryId, text: heard.text)
+                entry.transcript = heard.text
+            } catch CompanionError.notHeard {
+                result.notices.append(.notHeard)
+            }
+        }
+        entry = try await addWeather(to: entry)
+        if entry.picture != nil {
+            _ = try await analyze(entry, persona: persona, notices: &result.notices)
+        }
+        return result
+    }
+
+    /// Turns a stored voice memo into text with the first provider that can (F-011).
+    public func transcribe(_ memo: MediaItem) async throws -> TurnResult.Heard {
+        let listeners = providers.filter(\.isRemote)
+        guard !listeners.isEmpty else { throw CompanionError.transcriptionUnavailable }
+        let file = store.paths.media.appendingPathComponent(memo.relativePath)
+        var notices: [Phrase] = []
+        do {
+            let (text, _) = try await ask(listeners, notices: &notices) { provider in
+                try await provider.transcribe(audio: file, mime: memo.mime, language: language)
+            }
+            return TurnResult.Heard(text: text, notices: notices)
+        } catch CompanionError.providerFailed {
+            throw CompanionError.notHeard
+        }
     }
 
     /// Writes the page and tags; on failure the chat is kept and the entry is `summary_failed`.
-    public func writePage(entryId: String, persona: Persona, usageDay: String) async throws -> Entry {
+    public func writePage(entryId: String, persona: Persona, usageDay: String) async throws -> (Entry, [Phrase]) {
+        if let limit = limits.pagesPerDay {
+            let written: Int
+            do { written = try store.pagesWritten(on: usageDay) } catch { throw CompanionError.usageUnknown }
+            if written >= limit { throw CompanionError.pageLimitReached(limit: limit) }
+        }
+        var notices: [Phrase] = []
         let entry = try store.entry(id: entryId, includeMessages: true)
-        var request = request(entry, persona: persona)
+        var request = try await condensed(entry, persona: persona, notices: &notices)
         request.existingTags = try store.tagUses().map(\.name)
         let page: Page
+        let by: String
         do {
-            guard let valid = try await provider.writePage(request).validated() else {
-                throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: 3–8 tags, a title and text")
+            (page, by) = try await ask(providers, notices: &notices) { provider in
+                guard let valid = try await provider.writePage(request).validated() else {
+                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: 3–8 tags, a title and text")
+                }
+                return valid
             }
-            page = valid
-        } catch {
+        } catch let error as CompanionError where error != .cancelled {
             try store.markSummaryFailed(entryId: entryId, error: "\(error)")
             // Whatever the provider did wrong, the person reads the seed's page-failure sentence.
-            if error is CompanionError { throw CompanionError.pageNotWritten(detail: "\(error)") }
-            throw error
+            throw CompanionError.pageNotWritten(detail: "\(error)")
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
-                           persona: persona.id, provider: provider.name, usageDay: usageDay)
-        return try store.entry(id: entryId)
+                           persona: persona.id, provider: by, usageDay: usageDay)
+        return (try store.entry(id: entryId), notices)
     }
 
-    private func answer(entryId: String, persona: Persona, onText: @Sendable (String) -> Void) async throws -> Message {
+    /// The request for the next reply or page, condensing the talk first when it has grown
+    /// long: early turns become a running digest instead of being cut off.
+    func condensed(_ entry: Entry, persona: Persona, notices: inout [Phrase]) async throws -> CompanionRequest {
+        let all = entry.messages ?? []
+        var digest = entry.digest
+        var recent = all
+        if let through = entry.digestThrough, let index = all.firstIndex(where: { $0.id == through }) {
+            recent = Array(all[(index + 1)...])
+        } else {
+            digest = nil
+        }
+        if recent.count >= condensing.keepRecent + condensing.foldAt {
+            let earlier = Array(recent.dropLast(condensing.keepRecent))
+            var asking = request(entry, persona: persona)
+            asking.digest = digest
+            do {
+                let (summary, _) = try await ask(providers, notices: &notices) { provider in
+                    try await provider.condense(asking, earlier: earlier)
+                }
+                try store.setDigest(entryId: entry.id, text: summary, through: earlier.last!.id)
+                digest = summary
+                recent = Array(recent.suffix(condensing.keepRecent))
+            } catch CompanionError.providerFailed {
+                // Sending the whole talk once more is better than losing its beginning.
+            }
+        }
+        var request = request(entry, persona: persona)
+        request.history = recent
+        request.digest = digest
+        return request
+    }
+
+    private func answer(entryId: String, persona: Persona, notices: inout [Phrase],
+                        onText: @Sendable (String) -> Void) async throws -> Message {
         let entry = try store.entry(id: entryId, includeMessages: true)
+        let request = try await condensed(entry, persona: persona, notices: &notices)
         let reply: String
+        let by: String
         do {
-            reply = try await provider.reply(request(entry, persona: persona), onText: onText)
-        } catch let error as CompanionError {
+            (reply, by) = try await ask(providers, notices: &notices) { provider in
+                try await provider.reply(request, onText: onText)
+            }
+        } catch let error as CompanionError where error != .cancelled {
             // Visible in the entry (D-006's last error) until an answer arrives.
             try store.recordError(entryId: entryId, error: "\(error)")
             throw error
         }
-        return try store.appendMessage(entryId: entryId, author: .companion, text: reply,
-                                       persona: persona.id, provider: provider.name)
+        return try store.appendMessage(entryId: entryId, author: .companion, text: reply, persona: persona.id, provider: by)
+    }
+
+    /// Analyses the media with the remote providers only (the offline companion cannot see;
+    /// it stands in only when no remote one is configured) and stores the result.
+    private func analyze(_ entry: Entry, persona: Persona, notices: inout [Phrase]) async throws -> String {
+        let viewers = providers.contains(where: \.isRemote) ? providers.filter(\.isRemote) : providers
+        var asking = request(entry, persona: persona)
+        if viewers.contains(where: \.isRemote) { asking.images = look(entry) }
+        let request = asking
+        do {
+            let (analysis, by) = try await ask(viewers, notices: &notices) { provider in try await provider.analyze(request) }
+            try store.setAnalysis(entryId: entry.id, text: analysis, provider: by)
+            return analysis
+        } catch CompanionError.providerFailed {
+            throw CompanionError.analysisUnavailable
+        }
+    }
+
+    /// Looks up the weather once, at the first turn, when the place is known.
+    private func addWeather(to entry: Entry) async throws -> Entry {
+        guard let weather, entry.context.weatherDescription == nil,
+              let latitude = entry.context.latitude, let longitude = entry.context.longitude else { return entry }
+        guard let found = await weather.weather(latitude: latitude, longitude: longitude, at: entry.occurredAt,
+                                                zone: entry.zone, language: language) else { return entry }
+        var updated = entry
+        updated.context.weatherDescription = found.description
+        updated.context.temperatureC = found.temperatureC
+        try store.setContext(entryId: entry.id, context: updated.context)
+        return updated
+    }
+
+    /// Asks each candidate in turn until one answers; says so when a later one had to.
+    private func ask<T: Sendable>(_ candidates: [any ChatProvider], notices: inout [Phrase],
+                                  _ body: (any ChatProvider) async throws -> T) async throws -> (T, String) {
+        var lastError: Error = CompanionError.providerFailed(provider: "none", detail: "no provider")
+        for (index, provider) in candidates.enumerated() {
+            do {
+                let value = try await body(provider)
+                if index > 0 { notices.append(.answeredBy(provider: provider.name)) }
+                return (value, provider.name)
+            } catch let error as CompanionError {
+                guard case .providerFailed = error else { throw error }
+                lastError = error
+            } catch is CancellationError {
+                throw CompanionError.cancelled
+            }
+            if Task.isCancelled { throw CompanionError.cancelled }
+        }
+        throw lastError
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {
         CompanionRequest(language: language, persona: persona, entry: entry, history: entry.messages ?? [],
-                         mediaFiles: entry.media.map { store.paths.media.appendingPathComponent($0.relativePath) })
+                         mediaFiles: entry.media.map { store.paths.media.appendingPathComponent($0.relativePath) },
+                         digest: entry.digest)
     }
 }
 

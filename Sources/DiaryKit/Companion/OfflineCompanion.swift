@@ -5,6 +5,7 @@ import Foundation
 /// person's own words.
 public struct OfflineCompanion: ChatProvider {
     public let name = "offline"
+    public var isRemote: Bool { false }
     /// Steps that fail on purpose (`DIARY_OFFLINE_FAIL=analysis,reply,page`), to rehearse
     /// recovery paths end to end.
     let failing: Set<String>
@@ -31,7 +32,7 @@ public struct OfflineCompanion: ChatProvider {
         try check("analysis")
         let entry = request.entry
         let english = request.language == .en
-        guard let media = entry.media.first else {
+        guard let media = entry.picture else {
             return english ? "A written moment, with no photo or video." : "一段文字記錄，沒有照片或影片。"
         }
         let size = media.width.flatMap { width in media.height.map { "\(width)×\($0)" } }
@@ -48,29 +49,37 @@ public struct OfflineCompanion: ChatProvider {
         case (.video, true):
             let seconds = media.durationSeconds.map { " \(Int($0.rounded()))-second" } ?? ""
             return "A\(seconds) video\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
+        case (.audio, _):
+            // `picture` is never a memo; this only keeps the switch whole.
+            return english ? "A voice memo." : "一段錄音。"
         }
     }
 
-    public func greet(_ request: CompanionRequest) async throws -> String {
+    public func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
         try check("reply")
         let entry = request.entry
         let english = request.language == .en
         let dayPart = DayPart(date: entry.occurredAt, zone: entry.zone)
         var parts: [String] = [dayPart.greeting(request.language)]
+        if let weather = entry.context.weatherDescription {
+            parts.append(english ? "\(weather.prefix(1).uppercased() + weather.dropFirst()) that \(dayPart.text(.en))." : "\(weather)的\(dayPart.text(.zhHant))。")
+        }
         let place = entry.context.place
-        switch (entry.media.first?.kind, english) {
+        switch (entry.picture?.kind, english) {
         case (.photo?, false): parts.append("謝謝你帶來這張照片\(place.map { "，在\($0)的這一刻" } ?? "")。")
         case (.video?, false): parts.append("謝謝你帶來這段影片\(place.map { "，在\($0)的這一刻" } ?? "")。")
-        case (nil, false): parts.append("謝謝你願意寫下這一刻\(place.map { "，在\($0)" } ?? "")。")
+        case (nil, false), (.audio?, false): parts.append("謝謝你願意寫下這一刻\(place.map { "，在\($0)" } ?? "")。")
         case (.photo?, true): parts.append("Thank you for bringing this photo\(place.map { " from \($0)" } ?? "").")
         case (.video?, true): parts.append("Thank you for bringing this video\(place.map { " from \($0)" } ?? "").")
-        case (nil, true): parts.append("Thank you for writing this moment down\(place.map { " in \($0)" } ?? "").")
+        case (nil, true), (.audio?, true): parts.append("Thank you for writing this moment down\(place.map { " in \($0)" } ?? "").")
         }
         if let note = entry.note, let echo = Self.echo(note) {
             parts.append(english ? "You wrote “\(echo)”." : "你寫下「\(echo)」。")
         }
         parts.append(Voice(persona: request.persona, language: request.language).opening)
-        return parts.joined(separator: english ? " " : "")
+        let text = parts.joined(separator: english ? " " : "")
+        onText(text)
+        return text
     }
 
     public func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
@@ -103,7 +112,7 @@ public struct OfflineCompanion: ChatProvider {
             title = String(clause.prefix(20))
         } else {
             let day = Timestamps.calendar(entry.zone).dateComponents([.month, .day], from: entry.occurredAt)
-            let what = entry.media.first?.kind
+            let what = entry.picture?.kind
             if english {
                 let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(day.month ?? 1) - 1]
                 title = "\(what == .video ? "A video" : what == .photo ? "A photo" : "A note") from \(month) \(day.day ?? 1)"
@@ -120,8 +129,8 @@ public struct OfflineCompanion: ChatProvider {
         if let place = entry.context.place { summary += english ? " I was in \(place)." : "我在\(place)。" }
         if words.isEmpty {
             summary += english
-                ? " Today I kept a \(entry.media.first?.kind == .video ? "video" : "photo") of this moment."
-                : "今天留下了這一刻的\(entry.media.first?.kind == .video ? "影片" : "照片")。"
+                ? " Today I kept a \(entry.picture?.kind == .video ? "video" : "photo") of this moment."
+                : "今天留下了這一刻的\(entry.picture?.kind == .video ? "影片" : "照片")。"
         } else {
             summary += (english ? " " : "") + words.map { Self.sentence($0, english: english) }.joined(separator: english ? " " : "")
         }
@@ -129,6 +138,20 @@ public struct OfflineCompanion: ChatProvider {
         let tags = TagPicker(language: language, existing: request.existingTags)
             .pick(from: words.joined(separator: "\n"), entry: entry)
         return Page(title: title, summary: summary.trimmingCharacters(in: .whitespaces), tags: tags)
+    }
+
+    /// Keeps the first clause of each thing the person said, newest last, within ~300 characters.
+    public func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
+        let said = earlier.filter { $0.author == .person }.compactMap { Self.firstClause($0.text) }
+        var digest = request.digest.map { [$0] } ?? []
+        digest += said
+        let joined = digest.joined(separator: request.language == .en ? "; " : "；")
+        return String(joined.suffix(300))
+    }
+
+    /// The offline companion cannot listen; a remote provider transcribes.
+    public func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
+        throw CompanionError.transcriptionUnavailable
     }
 
     // MARK: - Text helpers

@@ -28,13 +28,13 @@ struct TagPicker {
     }
 
     private func mediaTag(_ entry: Entry) -> String {
-        switch (entry.media.first?.kind, language) {
+        switch (entry.picture?.kind, language) {
         case (.photo?, .zhHant): return "照片"
         case (.video?, .zhHant): return "影片"
-        case (nil, .zhHant): return "隨筆"
+        case (nil, .zhHant), (.audio?, .zhHant): return "隨筆"
         case (.photo?, .en): return "photo"
         case (.video?, .en): return "video"
-        case (nil, .en): return "journal"
+        case (nil, .en), (.audio?, .en): return "journal"
         }
     }
 

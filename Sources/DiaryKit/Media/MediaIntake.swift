@@ -6,15 +6,17 @@ import Glibc
 import Darwin
 #endif
 
-/// The largest photo and video a person may add, in bytes.
+/// The largest photo, video and voice memo a person may add, in bytes.
 public struct MediaLimits: Sendable {
     public var photoBytes: Int64
     public var videoBytes: Int64
+    public var audioBytes: Int64
 
-    /// Limits in bytes for photos and videos.
-    public init(photoBytes: Int64, videoBytes: Int64) {
+    /// Limits in bytes for photos, videos and voice memos.
+    public init(photoBytes: Int64, videoBytes: Int64, audioBytes: Int64 = 25_000_000) {
         self.photoBytes = photoBytes
         self.videoBytes = videoBytes
+        self.audioBytes = audioBytes
     }
 }
 
@@ -64,7 +66,33 @@ public enum MediaIntake {
     static func store(_ file: URL, limits: MediaLimits, timeZone: TimeZone, into mediaRoot: URL,
                       probe: VideoProbe?) throws(MediaError) -> IntakeResult {
         let source = try MediaFile(opening: file)
-        var result = try examine(source, file: file, limits: limits, timeZone: timeZone, probe: probe)
+        let result = try examine(source, file: file, limits: limits, timeZone: timeZone, probe: probe)
+        return try copyIn(source, result, into: mediaRoot)
+    }
+
+    /// Takes in a voice memo (m4a, mp3, wav, ogg, flac, webm) the same way: recognised,
+    /// checked by ffprobe, stored once by content.
+    public static func storeVoiceMemo(_ file: URL, limits: MediaLimits, into mediaRoot: URL) throws(MediaError) -> MediaItem {
+        try storeVoiceMemo(file, limits: limits, into: mediaRoot, probe: nil)
+    }
+
+    static func storeVoiceMemo(_ file: URL, limits: MediaLimits, into mediaRoot: URL, probe: VideoProbe?) throws(MediaError) -> MediaItem {
+        let source = try MediaFile(opening: file)
+        guard source.length > 0 else { throw .unreadable(kind: .audio, problem: .empty) }
+        guard let format = AudioFormat.sniff(source.bytes(at: 0, count: 64)) else {
+            throw .unreadable(kind: .audio, problem: .notAudio)
+        }
+        guard source.length <= limits.audioBytes else {
+            throw .unreadable(kind: .audio, problem: .tooLarge(limitMB: Int(limits.audioBytes / 1_000_000)))
+        }
+        var item = MediaItem(kind: .audio, sha256: "", mime: format.mime, fileExtension: format.fileExtension, bytes: source.length)
+        item.durationSeconds = try (probe ?? VideoProbe.system()).probeAudio(file)
+        return try copyIn(source, IntakeResult(item: item), into: mediaRoot).item
+    }
+
+    /// Copies an examined file into the store under its hash (temp, fsync, rename).
+    private static func copyIn(_ source: MediaFile, _ examined: IntakeResult, into mediaRoot: URL) throws(MediaError) -> IntakeResult {
+        var result = examined
         let kind = result.item.kind
         let rootPath = mediaRoot.standardizedFileURL.path
         let storeFailed = MediaError.cannotStore(path: rootPath)
@@ -151,6 +179,9 @@ public enum MediaIntake {
             item.durationSeconds = info.durationSeconds
             item.takenAt = info.takenAt
             return IntakeResult(item: item)
+        case .audio:
+            // Memos come in through `storeVoiceMemo`; the photo/video sniffer never says audio.
+            throw .unreadable(kind: nil, problem: .unrecognized)
         }
     }
 

@@ -51,46 +51,32 @@ struct VideoProbe: Sendable {
         return info
     }
 
-    private func run(_ executable: String, file: URL) throws(MediaError) -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        // The file: prefix keeps ffprobe from reading a name like "concat:x" or "http:x" as a protocol.
-        process.arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams",
-                             "file:" + file.standardizedFileURL.path]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+    /// The length in seconds of a file's audio; throws `.unreadable(.audio, .damaged)` when
+    /// ffprobe finds no audio stream in it.
+    func probeAudio(_ file: URL) throws(MediaError) -> Double {
+        guard let executable else { throw .toolMissing("ffprobe") }
+        let output: Data
         do {
-            try process.run()
-        } catch {
-            throw .toolMissing("ffprobe")
+            output = try run(executable, file: file)
+        } catch .unreadable {
+            throw .unreadable(kind: .audio, problem: .damaged)
         }
+        guard let report = JSON.parse(output), let streams = report["streams"]?.arrayValue,
+              streams.contains(where: { $0["codec_type"]?.stringValue == "audio" }) else {
+            throw .unreadable(kind: .audio, problem: .damaged)
+        }
+        return Self.number(report["format"]?["duration"]) ?? 0
+    }
 
-        // Drain the pipe while ffprobe runs, so a large report cannot fill it and stall both sides.
-        let collected = OutputBuffer()
-        let drained = DispatchSemaphore(value: 0)
-        let reader = stdout.fileHandleForReading
-        DispatchQueue.global().async {
-            collected.set(reader.readDataToEndOfFile())
-            drained.signal()
+    private func run(_ executable: String, file: URL) throws(MediaError) -> Data {
+        // The file: prefix keeps ffprobe from reading a name like "concat:x" or "http:x" as a protocol.
+        let arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams",
+                         "file:" + file.standardizedFileURL.path]
+        switch ExternalTool.run(executable, arguments, timeout: timeout) {
+        case let .finished(output): return output
+        case .notStarted: throw .toolMissing("ffprobe")
+        case .failed: throw .unreadable(kind: .video, problem: .damaged)
         }
-
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            // SIGKILL rather than SIGTERM: a child spawned from a dispatch thread inherits its blocked signal
-            // mask and would ignore SIGTERM, and ffprobe has nothing to clean up.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            _ = exited.wait(timeout: .now() + 5)
-            throw .unreadable(kind: .video, problem: .damaged)
-        }
-        // ffprobe starts no children, so its pipe closes when it exits; the wait only guards against surprises.
-        guard drained.wait(timeout: .now() + 5) == .success,
-              process.terminationReason == .exit, process.terminationStatus == 0
-        else { throw .unreadable(kind: .video, problem: .damaged) }
-        return collected.data
     }
 
     /// Reads ffprobe's JSON: the first real video stream's size, a positive duration, and `creation_time`.
@@ -140,24 +126,5 @@ struct VideoProbe: Sendable {
         // Unset clocks show up as the 1904 QuickTime epoch or 1970; neither is a capture time.
         guard let date, date.timeIntervalSince1970 > 0 else { return nil }
         return date
-    }
-}
-
-/// Hands the reader thread's output back to the waiting one.
-private final class OutputBuffer: @unchecked Sendable {
-    // Guarded by `lock`: written once by the reader, read after the reader signals.
-    private let lock = NSLock()
-    private var stored = Data()
-
-    func set(_ data: Data) {
-        lock.lock()
-        stored = data
-        lock.unlock()
-    }
-
-    var data: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }

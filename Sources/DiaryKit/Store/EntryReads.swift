@@ -90,6 +90,11 @@ extension DiaryStore {
         try read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
     }
 
+    /// A setting of this device only (consent, one-time notices); never synced.
+    public func deviceSetting(_ key: String) throws -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM device_setting WHERE key = ?", arguments: [key]) }
+    }
+
     /// How many changes wait in the outbox.
     public func pendingChangeCount() throws -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
@@ -169,7 +174,9 @@ extension DiaryStore {
                 messages: includeMessages ? try messages(db, entryId: id) : nil,
                 syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
                 syncError: row["sync_error"],
-                lastError: row["last_error"])
+                lastError: row["last_error"],
+                digest: row["digest"],
+                digestThrough: row["digest_through"])
         }
     }
 

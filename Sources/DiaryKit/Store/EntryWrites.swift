@@ -23,13 +23,7 @@ extension DiaryStore {
             try enqueue(db, table: "entry", rowId: id, hlc: hlc)
             for (position, item) in new.media.enumerated() {
                 let mediaId = UUIDv7.make()
-                try db.execute(sql: """
-                    INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
-                                      width, height, duration, taken_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [mediaId, id, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
-                                     item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
-                                     item.takenAt.map(Timestamps.millis)])
+                try insertMedia(db, id: mediaId, entryId: id, position: position, item: item, hlc: hlc)
                 try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
             }
             try reindex(db, entryId: id)
@@ -82,6 +76,59 @@ extension DiaryStore {
             try requireEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "analysis = ?, analysis_provider = ?", [text, provider])
             try reindex(db, entryId: entryId)
+        }
+    }
+
+    /// Records the moment's place and weather (D-012).
+    public func setContext(entryId: String, context: EntryContext) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "context = ?", [context.isEmpty ? nil : ContextCoding.encode(context)])
+        }
+    }
+
+    /// Records what a voice memo said (F-011).
+    public func setTranscript(entryId: String, text: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "transcript = ?", [text])
+            try reindex(db, entryId: entryId)
+        }
+    }
+
+    /// Records the running summary of a long talk, up to and including message `through`.
+    public func setDigest(entryId: String, text: String, through: String) throws {
+        try write { db in
+            let hlc = try tick(db)
+            try requireEntry(db, entryId)
+            try touch(db, entryId: entryId, hlc: hlc, set: "digest = ?, digest_through = ?", [text, through])
+        }
+    }
+
+    /// Adds a stored file (a voice memo) to an entry, after the media it has; adding the
+    /// same file twice keeps one row.
+    public func addMedia(entryId: String, item: MediaItem) throws {
+        try write { db in
+            try requireEntry(db, entryId)
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE entry_id = ? AND sha256 = ? AND deleted_at IS NULL",
+                                    arguments: [entryId, item.sha256]) != true else { return }
+            let hlc = try tick(db)
+            let position = try Int.fetchOne(db, sql: "SELECT coalesce(max(position) + 1, 0) FROM media WHERE entry_id = ?",
+                                            arguments: [entryId]) ?? 0
+            let mediaId = UUIDv7.make()
+            try insertMedia(db, id: mediaId, entryId: entryId, position: position, item: item, hlc: hlc)
+            try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
+            try touch(db, entryId: entryId, hlc: hlc, set: "status = status")
+        }
+    }
+
+    /// Stores a setting of this device only (consent, one-time notices); never synced.
+    public func setDeviceSetting(_ key: String, _ value: String) throws {
+        try write { db in
+            try db.execute(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: [key, value])
         }
     }
 
@@ -179,6 +226,16 @@ extension DiaryStore {
                 """, arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
             try enqueue(db, table: "setting", rowId: key, hlc: hlc)
         }
+    }
+
+    private func insertMedia(_ db: Database, id: String, entryId: String, position: Int, item: MediaItem, hlc: String) throws {
+        try db.execute(sql: """
+            INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
+                              width, height, duration, taken_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id, entryId, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
+                             item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
+                             item.takenAt.map(Timestamps.millis)])
     }
 
     private func requireEntry(_ db: Database, _ entryId: String) throws {

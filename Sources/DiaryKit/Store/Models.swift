@@ -11,10 +11,11 @@ public enum EntryStatus: String, Sendable, CaseIterable {
     public static let open: [EntryStatus] = [.draft, .chatting, .summaryFailed]
 }
 
-/// A photo, a video, or neither.
+/// A photo, a video, or a voice memo.
 public enum MediaKind: String, Sendable {
     case photo
     case video
+    case audio
 }
 
 /// Who wrote a message.
@@ -122,6 +123,13 @@ public struct Entry: Sendable, Equatable {
     public var syncError: String?
     /// Why the companion's last step on this entry failed, if it did (D-006).
     public var lastError: String?
+    /// A running summary of the talk's early turns, once it grew long.
+    public var digest: String?
+    /// The id of the last message the digest covers.
+    public var digestThrough: String?
+
+    /// The photo or video the entry is about (voice memos aside).
+    public var picture: MediaItem? { media.first { $0.kind != .audio } }
 
     /// The entry's time zone, falling back to UTC for an unknown name.
     public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }

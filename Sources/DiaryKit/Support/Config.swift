@@ -11,8 +11,20 @@ public struct Config: Sendable, Equatable {
     public var photoLimitBytes: Int64 = 50 * 1_000_000
     /// `[limits] video_mb`: the largest video taken in.
     public var videoLimitBytes: Int64 = 500 * 1_000_000
+    /// `[limits] audio_mb`: the largest voice memo taken in.
+    public var audioLimitBytes: Int64 = 25 * 1_000_000
     /// `[limits] text_chars`: the longest note or chat line, in characters people see.
     public var textLimit: Int = 500
+    /// `[limits] turns_per_entry`: companion replies one entry may get (nil: no limit).
+    public var turnsPerEntry: Int?
+    /// `[limits] pages_per_day`: pages the companion may write a day (nil: no limit).
+    public var pagesPerDay: Int?
+    /// `[companion]`: which provider speaks, the failover order, consent, timeouts.
+    public var companion = CompanionSettings()
+    /// `[providers.NAME]`: the model endpoints a person has configured.
+    public var providers: [String: ProviderSettings] = [:]
+    /// `[weather]`: where weather for the moment comes from.
+    public var weather = WeatherSettings()
 
     public init() {}
 
@@ -29,35 +41,168 @@ public struct Config: Sendable, Equatable {
         do { table = try TOMLTable(string: text) } catch {
             throw .invalid("\(origin): \(error)")
         }
+        let root = Section(table: table, path: "", origin: origin)
         var config = Config()
-        config.language = try string(table, "lang", origin)
+        config.language = try root.string("lang")
         if let language = config.language, Language(tag: language) == nil {
             throw .invalid("\(origin): lang = \"\(language)\" (zh-Hant, en)")
         }
-        config.persona = try string(table, "persona", origin)
-        if let limits = table["limits"] {
-            guard let limits = limits.table else { throw .invalid("\(origin): [limits] must be a table") }
-            if let megabytes = try positive(limits, "photo_mb", origin) { config.photoLimitBytes = Int64(megabytes) * 1_000_000 }
-            if let megabytes = try positive(limits, "video_mb", origin) { config.videoLimitBytes = Int64(megabytes) * 1_000_000 }
-            if let characters = try positive(limits, "text_chars", origin) { config.textLimit = characters }
+        config.persona = try root.string("persona")
+        if let limits = try root.section("limits") {
+            if let megabytes = try limits.positive("photo_mb") { config.photoLimitBytes = Int64(megabytes) * 1_000_000 }
+            if let megabytes = try limits.positive("video_mb") { config.videoLimitBytes = Int64(megabytes) * 1_000_000 }
+            if let megabytes = try limits.positive("audio_mb") { config.audioLimitBytes = Int64(megabytes) * 1_000_000 }
+            if let characters = try limits.positive("text_chars") { config.textLimit = characters }
+            config.turnsPerEntry = try limits.positive("turns_per_entry")
+            config.pagesPerDay = try limits.positive("pages_per_day")
+        }
+        if let companion = try root.section("companion") {
+            config.companion.provider = try companion.string("provider")
+            config.companion.failover = try companion.strings("failover")
+            config.companion.consent = try companion.bool("consent") ?? false
+            if let seconds = try companion.positiveNumber("timeout_seconds") { config.companion.timeoutSeconds = seconds }
+            if let retries = try companion.count("retries") { config.companion.retries = retries }
+        }
+        if let providers = try root.section("providers") {
+            for name in providers.table.keys.sorted() {
+                guard let section = try providers.section(name) else { continue }
+                config.providers[name] = try ProviderSettings(section, name: name)
+            }
+        }
+        if let weather = try root.section("weather") {
+            config.weather.enabled = try weather.bool("enabled")
+            if let url = try weather.string("base_url") { config.weather.baseURL = url }
+            if let url = try weather.string("archive_url") { config.weather.archiveURL = url }
         }
         return config
     }
+}
 
-    private static func string(_ table: TOMLTable, _ key: String, _ origin: String) throws(ConfigError) -> String? {
-        guard let value = table[key] else { return nil }
-        guard let text = value.string else { throw .invalid("\(origin): \(key) must be a string") }
-        return text
+/// `[companion]`: the provider in use and what happens when it fails.
+public struct CompanionSettings: Sendable, Equatable {
+    /// The provider in use (a `[providers.NAME]` table, or `offline`).
+    public var provider: String?
+    /// Who answers, in order, when the one before fails; `offline` ends it by default.
+    public var failover: [String]?
+    /// The person agreed in the config file to send content to remote providers.
+    public var consent = false
+    /// How long one request may take, in seconds.
+    public var timeoutSeconds: Double = 60
+    /// How often a failed request (429, 5xx, timeout, dropped connection) is tried again.
+    public var retries = 2
+}
+
+/// `[providers.NAME]`: one OpenAI-compatible endpoint.
+public struct ProviderSettings: Sendable, Equatable {
+    public var name: String
+    /// The API root, e.g. `https://api.openai.com/v1`.
+    public var baseURL: String
+    public var model: String
+    /// The environment variable that holds the key.
+    public var apiKeyEnv: String?
+    /// A file that holds the key; refused unless only its owner can read it.
+    public var apiKeyFile: String?
+    /// The model for `/audio/transcriptions`.
+    public var transcriptionModel: String = "whisper-1"
+    /// False for endpoints that take no images (analysis then works from the note and context).
+    public var vision = true
+
+    public init(name: String, baseURL: String, model: String, apiKeyEnv: String? = nil, apiKeyFile: String? = nil) {
+        self.name = name
+        self.baseURL = baseURL
+        self.model = model
+        self.apiKeyEnv = apiKeyEnv
+        self.apiKeyFile = apiKeyFile
     }
 
-    private static func positive(_ table: TOMLTable, _ key: String, _ origin: String) throws(ConfigError) -> Int? {
-        guard let value = table[key] else { return nil }
-        guard let number = value.int, number > 0 else { throw .invalid("\(origin): \(key) must be a positive whole number") }
-        return number
+    init(_ section: Section, name: String) throws(ConfigError) {
+        guard name != "offline" else { throw section.invalid("offline", "is built in and cannot be configured") }
+        guard let url = try section.string("base_url"), URL(string: url)?.scheme?.hasPrefix("http") == true else {
+            throw section.invalid("base_url", "must be an http(s) URL")
+        }
+        guard let model = try section.string("model") else { throw section.invalid("model", "is required") }
+        self.init(name: name, baseURL: url, model: model,
+                  apiKeyEnv: try section.string("api_key_env"), apiKeyFile: try section.string("api_key_file"))
+        if try section.string("api_key") != nil {
+            // A key written into config.toml would end up in dotfile repos and backups.
+            throw section.invalid("api_key", "is not read from config.toml; use api_key_env or api_key_file (chmod 600)")
+        }
+        if let model = try section.string("transcription_model") { transcriptionModel = model }
+        if let vision = try section.bool("vision") { self.vision = vision }
     }
+}
+
+/// `[weather]`: an Open-Meteo-compatible service.
+public struct WeatherSettings: Sendable, Equatable {
+    /// nil: on whenever a remote companion is in use (the place is already being shared).
+    public var enabled: Bool?
+    /// Forecast API root (recent days).
+    public var baseURL = "https://api.open-meteo.com/v1"
+    /// Historical API root (older photos).
+    public var archiveURL = "https://archive-api.open-meteo.com/v1"
 }
 
 /// A configuration file that cannot be used.
 public enum ConfigError: Error, Equatable {
     case invalid(String)
+}
+
+/// One table of the TOML file, with typed reads that name the key on error.
+struct Section {
+    let table: TOMLTable
+    let path: String
+    let origin: String
+
+    func invalid(_ key: String, _ problem: String) -> ConfigError {
+        .invalid("\(origin): \(path)\(key) \(problem)")
+    }
+
+    func section(_ key: String) throws(ConfigError) -> Section? {
+        guard let value = table[key] else { return nil }
+        guard let inner = value.table else { throw invalid(key, "must be a table") }
+        return Section(table: inner, path: "\(path)\(key).", origin: origin)
+    }
+
+    func string(_ key: String) throws(ConfigError) -> String? {
+        guard let value = table[key] else { return nil }
+        guard let text = value.string else { throw invalid(key, "must be a string") }
+        return text
+    }
+
+    func strings(_ key: String) throws(ConfigError) -> [String]? {
+        guard let value = table[key] else { return nil }
+        guard let array = value.array else { throw invalid(key, "must be a list of names") }
+        var names: [String] = []
+        for item in array {
+            guard let name = item.string else { throw invalid(key, "must be a list of names") }
+            names.append(name)
+        }
+        return names
+    }
+
+    func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let value = table[key] else { return nil }
+        guard let flag = value.bool else { throw invalid(key, "must be true or false") }
+        return flag
+    }
+
+    func positive(_ key: String) throws(ConfigError) -> Int? {
+        guard let value = table[key] else { return nil }
+        guard let number = value.int, number > 0 else { throw invalid(key, "must be a positive whole number") }
+        return number
+    }
+
+    func count(_ key: String) throws(ConfigError) -> Int? {
+        guard let value = table[key] else { return nil }
+        guard let number = value.int, (0...10).contains(number) else { throw invalid(key, "must be a whole number from 0 to 10") }
+        return number
+    }
+
+    func positiveNumber(_ key: String) throws(ConfigError) -> Double? {
+        guard let value = table[key] else { return nil }
+        guard let number = value.double ?? value.int.map(Double.init), number > 0 else {
+            throw invalid(key, "must be a positive number")
+        }
+        return number
+    }
 }

@@ -37,10 +37,31 @@ public indirect enum JSON: Sendable, Equatable {
         return pairs.first { $0.0 == key }?.1
     }
 
+    /// The item at `index` of an array.
+    public subscript(index: Int) -> JSON? {
+        guard case let .array(items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+
     /// The text of a `.string`.
     public var stringValue: String? {
         if case let .string(text) = self { return text }
         return nil
+    }
+
+    /// The items of an `.array`.
+    public var arrayValue: [JSON]? {
+        if case let .array(items) = self { return items }
+        return nil
+    }
+
+    /// The number of an `.int` or `.double`.
+    public var doubleValue: Double? {
+        switch self {
+        case let .int(value): return Double(value)
+        case let .double(value): return value
+        default: return nil
+        }
     }
 
     /// Compact, one-line serialization (JSON Lines).

@@ -27,6 +27,24 @@ public enum Phrase: Sendable, Equatable {
     case defaultPersonaUsed
     case unknownCommand(name: String)
     case mediaUnavailable
+    // Voice memos (F-011)
+    case audioUnreadable(MediaProblem)
+    case notHeard
+    case transcriptionUnavailable
+    // Providers, consent and limits (F-003, F-014, F-020)
+    case waitingForReply
+    case cancelled
+    case unknownProvider(name: String)
+    case providerSettingUnreadable
+    case providerKeyMissing(provider: String, variable: String)
+    case answeredBy(provider: String)
+    case offlineCompanionInUse
+    case consentQuestion(provider: String, host: String)
+    case consentNeeded(provider: String)
+    case consentDeclined
+    case turnLimitReached(limit: Int)
+    case pageLimitReached(limit: Int)
+    case usageUnknown
     // Choosing an entry
     case entryNotFound(reference: String)
     case entryAmbiguous(reference: String)
@@ -113,6 +131,51 @@ public enum Phrase: Sendable, Equatable {
                     "Unknown command: \(name) (use /save, /cancel, /persona NAME).")
         case .mediaUnavailable:
             return ("媒體無法讀取", "The media can't be read.")
+        case let .audioUnreadable(problem):
+            return ("錄音讀取失敗，請換一段或稍後再試（\(problem.text(.zhHant))）",
+                    "The voice memo could not be read. Try another one, or try again later (\(problem.text(.en))).")
+        case .notHeard:
+            return ("聽不清楚，請再試一次（錄音已保存）", "Couldn't make out the recording. Please try again (the audio is kept).")
+        case .transcriptionUnavailable:
+            return ("離線夥伴沒辦法聽錄音；錄音已保存，設定連線的夥伴後可用 diary-chat --reanalyze 轉成文字",
+                    "The offline companion can't listen to recordings. The audio is kept; set up an online companion, then diary-chat --reanalyze turns it into text.")
+        case .waitingForReply:
+            return ("正在等回覆…（Ctrl-C 取消）", "Waiting for a reply… (Ctrl-C to cancel)")
+        case .cancelled:
+            return ("已取消；你的訊息已保存，可用 --retry 再試", "Cancelled. Your message is saved; use --retry to try again.")
+        case let .unknownProvider(name):
+            return ("沒有這個模型供應商：\(name)（請在 config.toml 的 [providers.\(name)] 設定，或用 offline）",
+                    "No such provider: \(name) (configure [providers.\(name)] in config.toml, or use offline).")
+        case .providerSettingUnreadable:
+            return ("設定讀取失敗，已使用預設模型", "Couldn't read the provider setting; using the default model.")
+        case let .providerKeyMissing(provider, variable):
+            return ("找不到 \(provider) 的金鑰（環境變數 \(variable) 沒有設定），這次先略過它",
+                    "No key for \(provider) (the environment variable \(variable) is not set); skipping it this time.")
+        case let .answeredBy(provider):
+            if provider == "offline" {
+                return ("連線的夥伴暫時沒有回應，這次先由離線夥伴回覆",
+                        "The online companion isn't answering right now; the offline companion replied this time.")
+            }
+            return ("這次改由 \(provider) 回覆", "\(provider) answered this time.")
+        case .offlineCompanionInUse:
+            return ("目前使用離線夥伴（不連網）。想讓夥伴看懂照片，請設定模型供應商（見 man diary 的 COMPANION 一節）。",
+                    "Using the offline companion (no network). To have the companion look at your photos, set up a model provider (see COMPANION in man diary).")
+        case let .consentQuestion(provider, host):
+            return ("要把照片、文字和對話送到 \(provider)（\(host)），讓 InnerBloom 夥伴回覆嗎？只需同意一次。[y/N] ",
+                    "Send your photos, words and conversation to \(provider) (\(host)) so the InnerBloom companion can answer? You'll only be asked once. [y/N] ")
+        case let .consentNeeded(provider):
+            return ("還沒同意把內容送到 \(provider)：請在終端機上執行一次 diary-chat 並同意，或在 config.toml 的 [companion] 設 consent = true",
+                    "You haven't agreed to send content to \(provider): run diary-chat once on a terminal and agree, or set consent = true under [companion] in config.toml.")
+        case .consentDeclined:
+            return ("好的，這次由離線夥伴陪你，什麼都不會送出", "All right: the offline companion keeps you company this time, and nothing is sent.")
+        case let .turnLimitReached(limit):
+            return ("這篇日記的陪伴次數用完了（每篇 \(limit) 次）。聊天都已保存，可以用 diary-save 把它寫成日記。",
+                    "This entry has had all its companion replies (\(limit) per entry). Your chat is saved; diary-save writes the page.")
+        case let .pageLimitReached(limit):
+            return ("今天的日記總結次數用完了（每天 \(limit) 篇）。聊天都已保存，明天再用 diary-save 寫成日記吧。",
+                    "Today's pages are used up (\(limit) a day). Your chat is saved; write the page with diary-save tomorrow.")
+        case .usageUnknown:
+            return ("目前無法確認用量，請稍後再試", "Can't check your usage right now. Please try again later.")
         case let .entryNotFound(reference):
             return ("找不到這篇日記：\(reference)", "No diary entry matches \(reference).")
         case let .entryAmbiguous(reference):
@@ -166,6 +229,7 @@ public enum Phrase: Sendable, Equatable {
 public enum MediaProblem: Sendable, Equatable {
     case tooLarge(limitMB: Int)
     case unrecognized
+    case notAudio
     case damaged
     case empty
 
@@ -176,6 +240,8 @@ public enum MediaProblem: Sendable, Equatable {
         case let (.tooLarge(limit), .en): return "larger than the \(limit) MB limit"
         case (.unrecognized, .zhHant): return "不是支援的照片或影片格式"
         case (.unrecognized, .en): return "not a supported photo or video format"
+        case (.notAudio, .zhHant): return "不是支援的錄音格式：m4a、mp3、wav、ogg、flac、webm"
+        case (.notAudio, .en): return "not a supported recording: m4a, mp3, wav, ogg, flac or webm"
         case (.damaged, .zhHant): return "檔案損壞或不完整"
         case (.damaged, .en): return "the file is damaged or incomplete"
         case (.empty, .zhHant): return "檔案是空的"

@@ -5,6 +5,7 @@ import Testing
 /// A provider whose steps fail on demand, to drive the recovery paths.
 struct FlakyProvider: ChatProvider {
     let name = "flaky"
+    var isRemote: Bool { false }
     let failing: Set<String>
     let inner = OfflineCompanion()
 
@@ -12,7 +13,9 @@ struct FlakyProvider: ChatProvider {
         if failing.contains(step) { throw CompanionError.providerFailed(provider: name, detail: step) }
     }
     func analyze(_ request: CompanionRequest) async throws -> String { try fail("analysis"); return try await inner.analyze(request) }
-    func greet(_ request: CompanionRequest) async throws -> String { try fail("greet"); return try await inner.greet(request) }
+    func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+        try fail("greet"); return try await inner.greet(request, onText: onText)
+    }
     func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
         try fail("reply"); return try await inner.reply(request, onText: onText)
     }
@@ -20,6 +23,12 @@ struct FlakyProvider: ChatProvider {
         try fail("page")
         if failing.contains("two-tags") { return Page(title: "t", summary: "s", tags: ["a", "b"]) }
         return try await inner.writePage(request)
+    }
+    func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
+        try fail("condense"); return try await inner.condense(request, earlier: earlier)
+    }
+    func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
+        try await inner.transcribe(audio: audio, mime: mime, language: language)
     }
 }
 
@@ -80,7 +89,7 @@ struct FlakyProvider: ChatProvider {
         let page = try await OfflineCompanion().writePage(request(["Long walk in the park, felt calm"], language: .en))
         #expect(page.summary.contains("Long walk in the park, felt calm."))
         #expect(Set(["walk", "nature", "relaxed"]).isSubset(of: Set(page.tags)), "\(page.tags)")
-        let greeting = try await OfflineCompanion().greet(request([], note: "beach day", language: .en))
+        let greeting = try await OfflineCompanion().greet(request([], note: "beach day", language: .en), onText: { _ in })
         #expect(greeting.hasPrefix("Good evening.") && greeting.contains("beach day"))
     }
 
@@ -96,7 +105,7 @@ struct FlakyProvider: ChatProvider {
 
 @Suite struct ConversationTests {
     func conversation(_ diary: TestDiary, failing: Set<String> = []) -> Conversation {
-        Conversation(store: diary.store, provider: FlakyProvider(failing: failing), language: .zhHant, textLimit: 500)
+        Conversation(store: diary.store, providers: [FlakyProvider(failing: failing)], language: .zhHant, textLimit: 500)
     }
 
     @Test func theMessageIsStoredEvenWhenTheReplyFails() async throws {
@@ -138,7 +147,7 @@ struct FlakyProvider: ChatProvider {
             #expect(entry.status == .summaryFailed && entry.summary == nil && entry.tags.isEmpty && entry.lastError != nil)
             #expect(entry.messageCount == 3)
         }
-        let saved = try await conversation(diary).writePage(entryId: id, persona: .fun, usageDay: "d")
+        let (saved, _) = try await conversation(diary).writePage(entryId: id, persona: .fun, usageDay: "d")
         #expect(saved.status == .saved && saved.lastError == nil && saved.persona == "fun")
         #expect(saved.tags.contains("開心"))
     }

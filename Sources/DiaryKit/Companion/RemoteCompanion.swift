@@ -1,0 +1,202 @@
+import Foundation
+
+/// A companion on any OpenAI-compatible endpoint (OpenAI, DeepSeek, Ollama, vLLM,
+/// llama.cpp, LiteLLM…): streamed replies, vision input, a JSON-schema page, transcription.
+public struct RemoteCompanion: ChatProvider {
+    public let name: String
+    public var isRemote: Bool { true }
+    let settings: ProviderSettings
+    let endpoint: ServiceEndpoint
+
+    public init(settings: ProviderSettings, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
+        name = settings.name
+        self.settings = settings
+        endpoint = ServiceEndpoint(provider: settings.name, baseURL: settings.baseURL, key: key, timeout: timeout,
+                                 retry: RetryPolicy(retries: retries), log: log)
+    }
+
+    init(settings: ProviderSettings, endpoint: ServiceEndpoint) {
+        name = settings.name
+        self.settings = settings
+        self.endpoint = endpoint
+    }
+
+    public func analyze(_ request: CompanionRequest) async throws -> String {
+        var request = request
+        if !settings.vision { request.images = [] }
+        return try await complete(PromptBuilder(request: request).analysis(), maxTokens: 400, temperature: 0.3)
+    }
+
+    public func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+        try await streamed(PromptBuilder(request: request).greeting(), onText: onText)
+    }
+
+    public func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+        try await streamed(PromptBuilder(request: request).reply(), onText: onText)
+    }
+
+    public func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
+        try await complete(PromptBuilder(request: request).condense(earlier), maxTokens: 300, temperature: 0.2)
+    }
+
+    /// Asks for the page with a JSON schema; an answer that is not a valid page is repaired
+    /// where it safely can be, else asked for once more; a half-formed page is never returned.
+    public func writePage(_ request: CompanionRequest) async throws -> Page {
+        var messages = PromptBuilder(request: request).page()
+        var format = PageReader.schemaFormat
+        for attempt in 0..<2 {
+            let text: String
+            do {
+                text = try await complete(messages, maxTokens: 900, temperature: 0.5, responseFormat: format)
+            } catch let CompanionError.providerFailed(_, detail) where detail == "HTTP 400" && attempt == 0 {
+                // Endpoints without JSON-schema support (DeepSeek, older servers) refuse the
+                // format with a 400; plain JSON mode still gives the fields the prompt asks for.
+                format = .object([("type", .string("json_object"))])
+                continue
+            }
+            switch PageReader.read(text) {
+            case let .success(page):
+                return page
+            case let .failure(problem):
+                let book = PromptBook.book(request.language)
+                messages.append(.object([("role", .string("assistant")), ("content", .string(text))]))
+                messages.append(.object([("role", .string("user")),
+                                         ("content", .string(book.repairRequest.replacingOccurrences(of: "%@", with: problem.reason)))]))
+            }
+        }
+        throw CompanionError.providerFailed(provider: name, detail: "no valid page after a second request")
+    }
+
+    public func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
+        guard let data = FileManager.default.contents(atPath: audio.path) else { throw CompanionError.notHeard }
+        let json = try await translated {
+            try await endpoint.postMultipart("/audio/transcriptions", fields: [
+                ("model", settings.transcriptionModel), ("language", language == .en ? "en" : "zh"), ("response_format", "json"),
+            ], file: (name: audio.lastPathComponent, mime: mime, data: data))
+        }
+        let text = (json["text"]?.stringValue ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw CompanionError.notHeard }
+        return text
+    }
+
+    // MARK: - Wire
+
+    private func body(_ messages: [JSON], maxTokens: Int, temperature: Double, stream: Bool, responseFormat: JSON? = nil) -> JSON {
+        var fields: [(String, JSON)] = [
+            ("model", .string(settings.model)), ("messages", .array(messages)),
+            ("max_tokens", .int(Int64(maxTokens))), ("temperature", .double(temperature)), ("stream", .bool(stream)),
+        ]
+        if let responseFormat { fields.append(("response_format", responseFormat)) }
+        return .object(fields)
+    }
+
+    private func complete(_ messages: [JSON], maxTokens: Int, temperature: Double, responseFormat: JSON? = nil) async throws -> String {
+        let json = try await translated {
+            try await endpoint.postJSON("/chat/completions", body(messages, maxTokens: maxTokens, temperature: temperature,
+                                                                   stream: false, responseFormat: responseFormat))
+        }
+        guard let text = json["choices"]?[0]?["message"]?["content"]?.stringValue,
+              !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw CompanionError.providerFailed(provider: name, detail: "answer without text")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Streams a reply: each delta goes to `onText` as it arrives; the whole text is returned.
+    private func streamed(_ messages: [JSON], onText: @Sendable (String) -> Void) async throws -> String {
+        let assembled = Assembly()
+        let request = body(messages, maxTokens: 600, temperature: 0.8, stream: true)
+        // The stream is read to its end before this returns, so onText never outlives the call.
+        try await withoutActuallyEscaping(onText) { onText in
+            try await translated {
+                try await endpoint.stream("/chat/completions", request) { event in
+                    guard event != "[DONE]" else { return }
+                    guard let chunk = JSON.parse(Data(event.utf8)) else { throw EndpointFailure.malformed("event is not JSON") }
+                    // Some servers report a failure inside the stream instead of with a status.
+                    if chunk["error"] != nil { throw EndpointFailure.malformed("error event") }
+                    guard let piece = chunk["choices"]?[0]?["delta"]?["content"]?.stringValue, !piece.isEmpty else { return }
+                    // Leading blank lines would show as an empty first line on a terminal.
+                    let shown = assembled.isEmpty ? String(piece.drop { $0.isNewline }) : piece
+                    guard !shown.isEmpty else { return }
+                    assembled.append(shown)
+                    onText(shown)
+                }
+            }
+        }
+        let text = assembled.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw CompanionError.providerFailed(provider: name, detail: "empty reply") }
+        return text
+    }
+
+    /// Runs a request, turning transport failures into the companion's error (the detail
+    /// names the status or failure kind, never a body or a key).
+    private func translated<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as EndpointFailure {
+            throw CompanionError.providerFailed(provider: name, detail: failure.summary)
+        }
+    }
+}
+
+/// The text of a reply as its pieces arrive (the stream callback is not async).
+private final class Assembly: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pieces = ""
+
+    var isEmpty: Bool { lock.withLock { pieces.isEmpty } }
+    var text: String { lock.withLock { pieces } }
+    func append(_ piece: String) { lock.withLock { pieces += piece } }
+}
+
+/// Reads a page out of a model's answer, repairing what can be repaired safely: code
+/// fences or words around the JSON object, tags given as one string, more than 8 tags.
+enum PageReader {
+    struct Problem: Error {
+        let reason: String
+    }
+
+    /// `response_format` asking for the page's JSON schema.
+    static let schemaFormat: JSON = .object([
+        ("type", .string("json_schema")),
+        ("json_schema", .object([
+            ("name", .string("diary_page")),
+            ("strict", .bool(true)),
+            ("schema", .object([
+                ("type", .string("object")),
+                ("properties", .object([
+                    ("title", .object([("type", .string("string"))])),
+                    ("summary", .object([("type", .string("string"))])),
+                    ("tags", .object([("type", .string("array")), ("items", .object([("type", .string("string"))])),
+                                      ("minItems", .int(3)), ("maxItems", .int(8))])),
+                ])),
+                ("required", .array([.string("title"), .string("summary"), .string("tags")])),
+                ("additionalProperties", .bool(false)),
+            ])),
+        ])),
+    ])
+
+    static func read(_ text: String) -> Result<Page, Problem> {
+        guard let start = text.firstIndex(of: "{"), let end = text.lastIndex(of: "}"), start < end,
+              let json = JSON.parse(Data(text[start...end].utf8)) else {
+            return .failure(Problem(reason: "no JSON object"))
+        }
+        guard let title = json["title"]?.stringValue, let summary = json["summary"]?.stringValue else {
+            return .failure(Problem(reason: "title or summary missing"))
+        }
+        var tags: [String]
+        if let list = json["tags"]?.arrayValue {
+            tags = list.compactMap(\.stringValue)
+        } else if let line = json["tags"]?.stringValue {
+            tags = line.split(whereSeparator: { ",，、;；#".contains($0) }).map(String.init)
+        } else {
+            return .failure(Problem(reason: "tags missing"))
+        }
+        // Dropping extra tags loses nothing the person said; too few cannot be made up.
+        tags = Array(Page(title: title, summary: summary, tags: tags).normalizedTags.prefix(8))
+        guard let page = Page(title: title, summary: summary, tags: tags).validated() else {
+            return .failure(Problem(reason: "needs a title, a summary and 3 to 8 tags (got \(tags.count))"))
+        }
+        return .success(page)
+    }
+}
