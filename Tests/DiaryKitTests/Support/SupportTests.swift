@@ -51,6 +51,11 @@ import Testing
         .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(shown: 1, total: 2, nextOffset: 1),
         .databaseFromNewerVersion, .databaseBusy, .homeNotCreatable(path: "/x"), .ioFailure, .badConfig(detail: "x"),
         .badOption(detail: "x"), .syncNotLoggedIn(pending: 1), .syncPending(pending: 1),
+        .audioUnreadable(.notAudio), .notHeard, .transcriptionUnavailable, .waitingForReply, .cancelled,
+        .unknownProvider(name: "x"), .providerSettingUnreadable, .providerKeyMissing(provider: "x", variable: "Y"),
+        .answeredBy(provider: "offline"), .answeredBy(provider: "backup"), .offlineCompanionInUse,
+        .consentQuestion(provider: "x", host: "h"), .consentNeeded(provider: "x"), .consentDeclined,
+        .turnLimitReached(limit: 4), .pageLimitReached(limit: 1), .usageUnknown,
     ]
 
     @Test func everySentenceHasTwoLanguagesAndNeverSaysAI() {
@@ -71,6 +76,11 @@ import Testing
         #expect(Phrase.emptyDiary.text(.zhHant) == "目前還沒有日記")
         #expect(Phrase.emptyTag.text(.zhHant) == "這個分類還沒有日記")
         #expect(Phrase.noMatch.text(.zhHant) == "找不到符合的日記")
+        #expect(Phrase.notHeard.text(.zhHant).hasPrefix("聽不清楚，請再試一次"))
+        #expect(Phrase.analysisDeferred.text(.zhHant) == "目前無法分析，已先保存草稿，稍後可再試")
+        #expect(Phrase.waitingForReply.text(.zhHant) == "正在等回覆…（Ctrl-C 取消）")
+        #expect(Phrase.providerSettingUnreadable.text(.zhHant) == "設定讀取失敗，已使用預設模型")
+        #expect(Phrase.usageUnknown.text(.zhHant) == "目前無法確認用量，請稍後再試")
     }
 }
 
@@ -104,6 +114,53 @@ import Testing
         #expect(throws: ConfigError.self) { try Config.parse("lang = \"fr\"") }
         #expect(throws: ConfigError.self) { try Config.parse("[limits]\nphoto_mb = -1") }
         #expect(throws: ConfigError.self) { try Config.parse("lang = ") }
+    }
+
+    @Test func providersCompanionWeatherAndLimits() throws {
+        let config = try Config.parse("""
+            [companion]
+            provider = "main"
+            failover = ["local", "offline"]
+            consent = true
+            timeout_seconds = 12.5
+            retries = 1
+            [providers.main]
+            base_url = "https://api.example.com/v1"
+            model = "m1"
+            api_key_env = "MAIN_KEY"
+            [providers.local]
+            base_url = "http://127.0.0.1:11434/v1"
+            model = "llava"
+            vision = false
+            [weather]
+            enabled = false
+            base_url = "http://127.0.0.1:9/v1"
+            [limits]
+            turns_per_entry = 4
+            pages_per_day = 1
+            """)
+        #expect(config.companion == CompanionSettings(provider: "main", failover: ["local", "offline"], consent: true,
+                                                      timeoutSeconds: 12.5, retries: 1))
+        #expect(config.providers["main"]?.apiKeyEnv == "MAIN_KEY" && config.providers["main"]?.transcriptionModel == "whisper-1")
+        #expect(config.providers["local"]?.vision == false && config.providers["local"]?.apiKeyEnv == nil)
+        #expect(config.weather.enabled == false && config.weather.baseURL == "http://127.0.0.1:9/v1")
+        #expect(config.turnsPerEntry == 4 && config.pagesPerDay == 1)
+        #expect(Config().turnsPerEntry == nil && Config().pagesPerDay == nil, "limits are off by default")
+        for bad in [
+            "[providers.x]\nbase_url = \"https://a\"\nmodel = \"m\"\napi_key = \"sk-123\"",  // keys never in config.toml
+            "[providers.x]\nbase_url = \"ftp://a\"\nmodel = \"m\"",
+            "[providers.x]\nbase_url = \"https://a\"",
+            "[providers.offline]\nbase_url = \"https://a\"\nmodel = \"m\"",
+            "[companion]\nretries = 99",
+            "[companion]\nfailover = \"offline\"",
+        ] {
+            #expect(throws: ConfigError.self, "\(bad)") { try Config.parse(bad) }
+        }
+        do {
+            _ = try Config.parse("[providers.x]\nbase_url = \"https://a\"\nmodel = \"m\"\napi_key = \"sk-123\"")
+        } catch let ConfigError.invalid(detail) {
+            #expect(!detail.contains("sk-123"), "the refusal does not repeat the key")
+        }
     }
 }
 
