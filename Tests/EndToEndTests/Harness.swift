@@ -90,6 +90,16 @@ final class Sandbox: @unchecked Sendable {
                          stderr: String(decoding: errorData, as: UTF8.self))
     }
 
+    /// Runs a tool to the end without holding a Swift concurrency thread: the in-process
+    /// fake servers answer on those threads while the tool waits for them.
+    func runDetached(_ tool: String, _ arguments: [String] = [], input: Data = Data()) async throws -> RunResult {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.run(tool, arguments, input: input) })
+            }
+        }
+    }
+
     /// Runs a tool with text on stdin.
     @discardableResult
     func run(_ tool: String, _ arguments: [String] = [], stdin text: String) throws -> RunResult {

@@ -73,14 +73,30 @@ final class LiveReply: @unchecked Sendable {
 enum Interruption {
     static func cancellable<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await body() }
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { task.cancel() }
-        source.resume()
-        defer {
-            source.cancel()
-            signal(SIGINT, SIG_DFL)
+        // A handler may only do async-signal-safe things: it writes one byte to a pipe, and
+        // a dispatch source reading the pipe cancels the task. (A dispatch signal source
+        // needs SIGINT ignored, and an ignored SIGINT can be discarded before it is seen.)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return try await wait(task) }
+        interruptWriteEnd = ends[1]
+        let reader = DispatchSource.makeReadSource(fileDescriptor: ends[0], queue: .global())
+        let readEnd = ends[0]
+        reader.setEventHandler { task.cancel() }
+        reader.setCancelHandler { close(readEnd) }
+        reader.resume()
+        signal(SIGINT) { _ in
+            var byte: UInt8 = 1
+            _ = write(interruptWriteEnd, &byte, 1)
         }
+        defer {
+            signal(SIGINT, SIG_DFL)
+            reader.cancel()
+            close(ends[1])
+        }
+        return try await wait(task)
+    }
+
+    private static func wait<T: Sendable>(_ task: Task<T, Error>) async throws -> T {
         do {
             return try await task.value
         } catch is CancellationError {
@@ -88,3 +104,6 @@ enum Interruption {
         }
     }
 }
+
+/// Where the SIGINT handler writes (a C handler cannot capture context).
+nonisolated(unsafe) private var interruptWriteEnd: Int32 = -1
