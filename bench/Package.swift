@@ -2,11 +2,24 @@
 import PackageDescription
 
 // The benchmark tools live in their own package so the product keeps its five executables.
+// Sources/FakeServers is a link to the tests' fake servers: the companion benchmark times
+// our client against the same local stand-in for the model provider.
 let package = Package(
     name: "DiaryBench",
     platforms: [.macOS(.v13)],
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
     targets: [
         .executableTarget(name: "diary-corpus", dependencies: [.product(name: "DiaryKit", package: "main")]),
+        .target(name: "FakeServers", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .executableTarget(name: "companion-bench", dependencies: [
+            .product(name: "DiaryKit", package: "main"), "FakeServers",
+        ]),
     ]
 )

@@ -55,6 +55,12 @@ public struct NewCommand: DiaryCommand {
         }
         let store = try context.openStore()
         let chosen = try context.persona(flag: persona, entryPersona: nil, store: store)
+        // Set up before anything is stored, so a configuration error leaves no entry behind;
+        // a companion that cannot listen only means the memo waits (said after the welcome).
+        var listener: Result<Conversation, CompanionError>?
+        if voice != nil {
+            do { listener = .success(try context.conversation(store)) } catch let error as CompanionError { listener = .failure(error) }
+        }
 
         var items: [MediaItem] = []
         var moment = EntryContext(place: place.flatMap { $0.isEmpty ? nil : $0 })
@@ -83,8 +89,8 @@ public struct NewCommand: DiaryCommand {
             throw error
         }
         context.say(.welcome(companion: chosen.title(context.language)))
-        if let memo = items.first(where: { $0.kind == .audio }) {
-            try await transcribe(memo, entryId: id, context: context, store: store)
+        if let memo = items.first(where: { $0.kind == .audio }), let listener {
+            try await transcribe(memo, entryId: id, with: listener, context: context, store: store)
         }
         let entry = try store.entry(id: id)
         if context.json {
@@ -96,12 +102,15 @@ public struct NewCommand: DiaryCommand {
 
     /// Puts the memo's words into the entry. The entry is already stored, memo included, so
     /// a failure here is a notice, not an error: `diary-chat --reanalyze` tries again.
-    private func transcribe(_ memo: MediaItem, entryId: String, context: CommandContext, store: DiaryStore) async throws {
+    private func transcribe(_ memo: MediaItem, entryId: String, with listener: Result<Conversation, CompanionError>,
+                            context: CommandContext, store: DiaryStore) async throws {
         do {
-            let conversation = try context.conversation(store)
+            let conversation = try listener.get()
             let heard = try await Interruption.cancellable { try await conversation.transcribe(memo) }
             heard.notices.forEach(context.say)
             try store.setTranscript(entryId: entryId, text: heard.text)
+        } catch CompanionError.cancelled {
+            context.say(.notHeard)
         } catch let error as CompanionError {
             context.say(ExitStatus.describe(error).0)
         }

@@ -73,28 +73,6 @@ struct PromptBuilder {
         return [message("system", book.identity + "\n\n" + book.condenseTask), message("user", text)]
     }
 
-    /// Rough token count of messages: one per CJK character, one per four other characters,
-    /// a few per message, a flat cost per image (OpenAI's low-detail rate).
-    static func estimatedTokens(_ messages: [JSON]) -> Int {
-        var total = 0
-        func count(_ text: String) -> Int {
-            var cjk = 0, other = 0
-            for scalar in text.unicodeScalars {
-                if scalar.value >= 0x2E80 { cjk += 1 } else { other += 1 }
-            }
-            return cjk + (other + 3) / 4
-        }
-        for message in messages {
-            total += 4
-            if let text = message["content"]?.stringValue { total += count(text) }
-            for part in message["content"]?.arrayValue ?? [] {
-                if let text = part["text"]?.stringValue { total += count(text) }
-                if part["image_url"] != nil { total += 85 }
-            }
-        }
-        return total
-    }
-
     private func system() -> String {
         let rules = book.personaRules[request.persona.id] ?? book.personaRules["warm"]!
         return book.identity + "\n\n" + rules + "\n\n" + contextBlock(includeAnalysis: true)
@@ -145,5 +123,30 @@ struct PromptBuilder {
 
     private func message(_ role: String, _ text: String) -> JSON {
         .object([("role", .string(role)), ("content", .string(text))])
+    }
+}
+
+/// How big a prompt is, in tokens, roughly: one per CJK character, one per four other
+/// characters, a few per message, a flat cost per image (OpenAI's low-detail rate).
+public enum TokenEstimate {
+    /// The estimate for chat messages in the OpenAI wire format.
+    public static func of(_ messages: [JSON]) -> Int {
+        var total = 0
+        func count(_ text: String) -> Int {
+            var cjk = 0, other = 0
+            for scalar in text.unicodeScalars {
+                if scalar.value >= 0x2E80 { cjk += 1 } else { other += 1 }
+            }
+            return cjk + (other + 3) / 4
+        }
+        for message in messages {
+            total += 4
+            if let text = message["content"]?.stringValue { total += count(text) }
+            for part in message["content"]?.arrayValue ?? [] {
+                if let text = part["text"]?.stringValue { total += count(text) }
+                if part["image_url"] != nil { total += 85 }
+            }
+        }
+        return total
     }
 }

@@ -158,8 +158,8 @@ public enum Phrase: Sendable, Equatable {
             }
             return ("這次改由 \(provider) 回覆", "\(provider) answered this time.")
         case .offlineCompanionInUse:
-            return ("目前使用離線夥伴（不連網）。想讓夥伴看懂照片，請設定模型供應商（見 man diary 的 COMPANION 一節）。",
-                    "Using the offline companion (no network). To have the companion look at your photos, set up a model provider (see COMPANION in man diary).")
+            return ("目前使用離線夥伴（不連網）。想讓夥伴看懂照片，請設定模型供應商（見 man diary 的 THE COMPANION 一節）。",
+                    "Using the offline companion (no network). To have the companion look at your photos, set up a model provider (see THE COMPANION in man diary).")
         case let .consentQuestion(provider, host):
             return ("要把照片、文字和對話送到 \(provider)（\(host)），讓 InnerBloom 夥伴回覆嗎？只需同意一次。[y/N] ",
                     "Send your photos, words and conversation to \(provider) (\(host)) so the InnerBloom companion can answer? You'll only be asked once. [y/N] ")

@@ -253,7 +253,7 @@ final class Pieces: @unchecked Sendable {
             _ = try await talk.send(entryId: id, text: "第 \(turn) 句：今天走了很遠的路，看到很多海鳥，心情慢慢放鬆下來。", persona: .warm)
             let last = try #require(fake.chatRequests.last { $0.stream && $0.messages.last?.role == "user" })
             let asJSON = last.messages.map { JSON.object([("role", .string($0.role)), ("content", .string($0.text))]) }
-            sizes[turn] = PromptBuilder.estimatedTokens(asJSON)
+            sizes[turn] = TokenEstimate.of(asJSON)
             #expect(last.messages.count <= 1 + 12 + 8, "turn \(turn): \(last.messages.count) messages")
         }
         let entry = try diary.store.entry(id: id)
