@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A pseudo terminal: the tool sees a terminal on stdin and stdout; the test types and reads.
-final class PseudoTerminal {
+final class PseudoTerminal: @unchecked Sendable {
     let primary: Int32
     let secondary: Int32
 

@@ -163,6 +163,43 @@ struct ProviderTests {
         #expect(try sandbox.sql("SELECT author || ':' || text FROM message ORDER BY seq") == "companion:嗨\nperson:等一下")
     }
 
+    @Test("on a terminal the person is asked once; yes is remembered, no keeps everything here")
+    func consentOnATerminal() async throws {
+        let fake = try await FakeOpenAI.start(apiKey: Self.key)
+        defer { Task { try? await fake.shutdown() } }
+        for answer in ["y", "n"] {
+            let sandbox = try sandbox(fake, consent: false)
+            _ = try sandbox.run("diary-new", ["--text-only", "--text", "x"])
+            let before = fake.chatRequests.count
+            let terminal = try PseudoTerminal()
+            let process = try terminal.launch("diary-chat", in: sandbox)
+            let question = try await offThread { terminal.read(until: "[y/N]") }
+            #expect(question.contains("要把照片、文字和對話送到 fake（127.0.0.1）"), "\(question)")
+            #expect(fake.chatRequests.count == before, "nothing is sent before the answer")
+            terminal.type(answer + "\n")
+            _ = try await offThread { terminal.read(until: "> ") }
+            terminal.type("\u{04}")
+            _ = try await offThread { terminal.read(until: "草稿已保留") }
+            process.waitUntilExit()
+            let remembered = try sandbox.sql("SELECT value FROM device_setting WHERE key = 'consent.fake'")
+            if answer == "y" {
+                #expect(fake.chatRequests.count == before + 1 && remembered == fake.baseURL)
+                let later = try await sandbox.runDetached("diary-chat", ["-m", "不用再問"])
+                #expect(later.status == 0 && later.lines.last?["provider"] as? String == "fake", "asked once: \(later.stderr)")
+            } else {
+                #expect(fake.chatRequests.count == before && remembered.isEmpty)
+                #expect(try sandbox.sql("SELECT provider FROM message") == "offline")
+            }
+        }
+    }
+
+    /// Runs blocking terminal reads off the Swift concurrency threads the fake server needs.
+    func offThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
+        }
+    }
+
     @Test("a provider choice from the server that names nothing falls back with the seed's words")
     func unusableServerChoice() async throws {
         let fake = try await FakeOpenAI.start(apiKey: Self.key)
