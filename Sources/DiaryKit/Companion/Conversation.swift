@@ -138,6 +138,8 @@ public struct Conversation: Sendable {
                 entry.transcript = heard.text
             } catch CompanionError.notHeard {
                 result.notices.append(.notHeard)
+            } catch CompanionError.transcriptionUnavailable {
+                result.notices.append(.transcriptionUnavailable)
             }
         }
         entry = try await addWeather(to: entry)
