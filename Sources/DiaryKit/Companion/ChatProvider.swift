@@ -8,8 +8,6 @@ public struct CompanionRequest: Sendable {
     public var entry: Entry
     /// The conversation so far, oldest first; for a reply its last line is the person's.
     public var history: [Message]
-    /// Files of the entry's media, for providers that look at them.
-    public var mediaFiles: [URL]
     /// Tags the person already has, so a page reuses them.
     public var existingTags: [String]
     /// JPEG pictures of the media (a downscaled photo, or keyframes of a video), for analysis.
@@ -18,12 +16,11 @@ public struct CompanionRequest: Sendable {
     public var digest: String?
 
     public init(language: Language, persona: Persona, entry: Entry, history: [Message],
-                mediaFiles: [URL] = [], existingTags: [String] = [], images: [Data] = [], digest: String? = nil) {
+                existingTags: [String] = [], images: [Data] = [], digest: String? = nil) {
         self.language = language
         self.persona = persona
         self.entry = entry
         self.history = history
-        self.mediaFiles = mediaFiles
         self.existingTags = existingTags
         self.images = images
         self.digest = digest

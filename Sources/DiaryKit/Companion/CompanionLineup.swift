@@ -70,9 +70,6 @@ public struct CompanionLineup: Sendable {
         return CompanionLineup(providers: providers, notices: notices, offlineByDefault: nothingConfigured)
     }
 
-    /// The first provider that sends content off this machine, if any.
-    public var firstRemote: (any ChatProvider)? { providers.first { $0.isRemote } }
-
     enum KeyLookup {
         case found(Secret?)
         case missing(variable: String)

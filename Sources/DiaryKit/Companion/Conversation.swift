@@ -295,9 +295,7 @@ public struct Conversation: Sendable {
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {
-        CompanionRequest(language: language, persona: persona, entry: entry, history: entry.messages ?? [],
-                         mediaFiles: entry.media.map { store.paths.media.appendingPathComponent($0.relativePath) },
-                         digest: entry.digest)
+        CompanionRequest(language: language, persona: persona, entry: entry, history: entry.messages ?? [], digest: entry.digest)
     }
 }
 
