@@ -18,7 +18,7 @@ struct ProviderTests {
             provider = "fake"
             consent = \(consent)
             retries = 1
-            timeout_seconds = 10
+            timeout_seconds = 30
 
             [providers.fake]
             base_url = "\(fake.baseURL)"

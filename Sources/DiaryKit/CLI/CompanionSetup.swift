@@ -19,7 +19,8 @@ extension CommandContext {
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay)
         if config.weather.enabled ?? providers.contains(where: \.isRemote) {
-            conversation.weather = WeatherService(settings: config.weather, timeout: config.companion.timeoutSeconds, log: log)
+            // A slow weather service must not hold up the greeting for long.
+            conversation.weather = WeatherService(settings: config.weather, timeout: min(config.companion.timeoutSeconds, 8), log: log)
         }
         let mediaRoot = paths.media
         conversation.look = { entry in

@@ -8,11 +8,10 @@ public struct WeatherService: Sendable {
     let archive: ServiceEndpoint
 
     public init(settings: WeatherSettings, timeout: Double, log: RequestLog) {
-        // Weather is a nicety: one quick try, no retries, so a slow service never holds up a greeting.
+        // Weather is a nicety: one try, no retries, so a failing service never holds up a greeting.
         let policy = RetryPolicy(retries: 0)
-        let seconds = min(timeout, 8)
-        forecast = ServiceEndpoint(provider: "weather", baseURL: settings.baseURL, key: nil, timeout: seconds, retry: policy, log: log)
-        archive = ServiceEndpoint(provider: "weather", baseURL: settings.archiveURL, key: nil, timeout: seconds, retry: policy, log: log)
+        forecast = ServiceEndpoint(provider: "weather", baseURL: settings.baseURL, key: nil, timeout: timeout, retry: policy, log: log)
+        archive = ServiceEndpoint(provider: "weather", baseURL: settings.archiveURL, key: nil, timeout: timeout, retry: policy, log: log)
     }
 
     /// The weather at the place and time, or nil when the service has none or cannot be reached.
