@@ -7,12 +7,6 @@ public enum Launcher {
     /// own `main()` refuses async commands on Linux without an availability annotation,
     /// so the entry points come through here.
     public static func launch<Command: AsyncParsableCommand>(_ type: Command.Type) async -> Never {
-        // A parent that spawned us from a thread with SIGINT blocked (some process runners
-        // do) would leave Ctrl-C pending forever; the chat must hear it to cancel cleanly.
-        var interrupt = sigset_t()
-        sigemptyset(&interrupt)
-        sigaddset(&interrupt, SIGINT)
-        sigprocmask(SIG_UNBLOCK, &interrupt, nil)
         do {
             var command = try Command.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -58,11 +58,12 @@ public struct SaveCommand: DiaryCommand {
     }
 
     private func save(_ ids: [String], context: CommandContext, store: DiaryStore) async throws {
+        // Providers, consent and notices are settled once, not once per entry.
+        let conversation = try context.conversation(store, providerFlag: provider)
         for entryId in ids {
             let entry = try store.entry(id: entryId)
             let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
-            let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context,
-                                                 conversation: context.conversation(store, providerFlag: provider))
+            let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation)
             if context.json {
                 try Output.json(Rendering.entryJSON(saved, paths: context.paths))
             } else {

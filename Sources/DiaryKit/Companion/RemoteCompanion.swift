@@ -9,10 +9,8 @@ public struct RemoteCompanion: ChatProvider {
     let endpoint: ServiceEndpoint
 
     public init(settings: ProviderSettings, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
-        name = settings.name
-        self.settings = settings
-        endpoint = ServiceEndpoint(provider: settings.name, baseURL: settings.baseURL, key: key, timeout: timeout,
-                                 retry: RetryPolicy(retries: retries), log: log)
+        self.init(settings: settings, endpoint: ServiceEndpoint(provider: settings.name, baseURL: settings.baseURL, key: key,
+                                                                timeout: timeout, retry: RetryPolicy(retries: retries), log: log))
     }
 
     init(settings: ProviderSettings, endpoint: ServiceEndpoint) {
@@ -104,7 +102,7 @@ public struct RemoteCompanion: ChatProvider {
 
     /// Streams a reply: each delta goes to `onText` as it arrives; the whole text is returned.
     private func streamed(_ messages: [JSON], onText: @Sendable (String) -> Void) async throws -> String {
-        let assembled = Assembly()
+        let assembled = Locked("")
         let request = body(messages, maxTokens: 600, temperature: 0.8, stream: true)
         // The stream is read to its end before this returns, so onText never outlives the call.
         try await withoutActuallyEscaping(onText) { onText in
@@ -116,14 +114,14 @@ public struct RemoteCompanion: ChatProvider {
                     if chunk["error"] != nil { throw EndpointFailure.malformed("error event") }
                     guard let piece = chunk["choices"]?[0]?["delta"]?["content"]?.stringValue, !piece.isEmpty else { return }
                     // Leading blank lines would show as an empty first line on a terminal.
-                    let shown = assembled.isEmpty ? String(piece.drop { $0.isNewline }) : piece
+                    let shown = assembled.withLock(\.isEmpty) ? String(piece.drop { $0.isNewline }) : piece
                     guard !shown.isEmpty else { return }
-                    assembled.append(shown)
+                    assembled.withLock { $0 += shown }
                     onText(shown)
                 }
             }
         }
-        let text = assembled.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = assembled.withLock { $0 }.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw CompanionError.providerFailed(provider: name, detail: "empty reply") }
         return text
     }
@@ -137,16 +135,6 @@ public struct RemoteCompanion: ChatProvider {
             throw CompanionError.providerFailed(provider: name, detail: failure.summary)
         }
     }
-}
-
-/// The text of a reply as its pieces arrive (the stream callback is not async).
-private final class Assembly: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pieces = ""
-
-    var isEmpty: Bool { lock.withLock { pieces.isEmpty } }
-    var text: String { lock.withLock { pieces } }
-    func append(_ piece: String) { lock.withLock { pieces += piece } }
 }
 
 /// Reads a page out of a model's answer, repairing what can be repaired safely: code

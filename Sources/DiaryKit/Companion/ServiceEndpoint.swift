@@ -89,25 +89,12 @@ struct ServiceEndpoint: Sendable {
 
     /// Gets `path` (with its query) and returns the JSON answer.
     func getJSON(_ path: String) async throws -> JSON {
-        try await withRetries { [self] in
-            let data = try await send(path, method: .GET, body: nil, contentType: nil) { response in
-                try await Self.collect(response)
-            }
-            guard let json = JSON.parse(data) else { throw EndpointFailure.malformed("not JSON") }
-            return json
-        }
+        try await exchangeJSON(path, method: .GET, body: nil, contentType: nil)
     }
 
     /// Posts JSON and returns the JSON answer.
     func postJSON(_ path: String, _ body: JSON) async throws -> JSON {
-        let payload = Data(body.serialized.utf8)
-        return try await withRetries { [self] in
-            let data = try await send(path, method: .POST, body: payload, contentType: "application/json") { response in
-                try await Self.collect(response)
-            }
-            guard let json = JSON.parse(data) else { throw EndpointFailure.malformed("not JSON") }
-            return json
-        }
+        try await exchangeJSON(path, method: .POST, body: Data(body.serialized.utf8), contentType: "application/json")
     }
 
     /// Posts JSON asking for a stream; `onEvent` receives each event's data. A stream that
@@ -115,19 +102,19 @@ struct ServiceEndpoint: Sendable {
     func stream(_ path: String, _ body: JSON, onEvent: @escaping @Sendable (String) throws -> Void) async throws {
         let payload = Data(body.serialized.utf8)
         try await withRetries { [self] in
-            let progress = StreamProgress()
+            let started = Locked(false)
             do {
                 try await send(path, method: .POST, body: payload, contentType: "application/json") { response in
                     var parser = ServerSentEvents()
                     for try await chunk in response.body {
                         for event in parser.feed(chunk.readableBytesView) {
-                            progress.markStarted()
+                            started.withLock { $0 = true }
                             try onEvent(event)
                         }
                     }
                     if let last = parser.finish() { try onEvent(last) }
                 }
-            } catch let failure as EndpointFailure where progress.started {
+            } catch let failure as EndpointFailure where started.withLock({ $0 }) {
                 throw Unretryable(failure: failure)
             }
         }
@@ -143,10 +130,14 @@ struct ServiceEndpoint: Sendable {
         form.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.name)\"\r\nContent-Type: \(file.mime)\r\n\r\n".utf8))
         form.append(file.data)
         form.append(Data("\r\n--\(boundary)--\r\n".utf8))
-        let body = form
-        return try await withRetries { [self] in
-            let data = try await send(path, method: .POST, body: body, contentType: "multipart/form-data; boundary=\(boundary)") { response in
-                try await Self.collect(response)
+        return try await exchangeJSON(path, method: .POST, body: form, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
+    /// One request whose answer is a JSON document, retried as a whole.
+    private func exchangeJSON(_ path: String, method: HTTPMethod, body: Data?, contentType: String?) async throws -> JSON {
+        try await withRetries { [self] in
+            let data = try await send(path, method: method, body: body, contentType: contentType) { response in
+                Data(try await response.body.collect(upTo: 16 * 1024 * 1024).readableBytesView)
             }
             guard let json = JSON.parse(data) else { throw EndpointFailure.malformed("not JSON") }
             return json
@@ -218,20 +209,6 @@ struct ServiceEndpoint: Sendable {
             throw EndpointFailure.connection(key?.scrub("\(error)") ?? "\(error)")
         }
     }
-
-    private static func collect(_ response: HTTPClientResponse) async throws -> Data {
-        let buffer = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        return Data(buffer.readableBytesView)
-    }
-}
-
-/// Whether a stream has delivered anything yet (set from the body's reading task).
-private final class StreamProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var started: Bool { lock.withLock { value } }
-    func markStarted() { lock.withLock { value = true } }
 }
 
 /// Runs `body`, failing with `EndpointFailure.timedOut` if it takes longer than `seconds`

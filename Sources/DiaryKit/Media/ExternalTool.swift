@@ -34,11 +34,12 @@ enum ExternalTool {
         }
 
         // Drain the pipe while the tool runs, so a large output cannot fill it and stall both sides.
-        let collected = OutputBuffer()
+        let collected = Locked(Data())
         let drained = DispatchSemaphore(value: 0)
         let reader = stdout.fileHandleForReading
         DispatchQueue.global().async {
-            collected.set(reader.readDataToEndOfFile())
+            let data = reader.readDataToEndOfFile()
+            collected.withLock { $0 = data }
             drained.signal()
         }
 
@@ -53,19 +54,6 @@ enum ExternalTool {
         guard drained.wait(timeout: .now() + 5) == .success,
               process.terminationReason == .exit, process.terminationStatus == 0
         else { return .failed }
-        return .finished(collected.data)
+        return .finished(collected.withLock { $0 })
     }
-}
-
-/// Hands the reader thread's output back to the waiting one.
-private final class OutputBuffer: @unchecked Sendable {
-    // Guarded by `lock`: written once by the reader, read after the reader signals.
-    private let lock = NSLock()
-    private var stored = Data()
-
-    func set(_ data: Data) {
-        lock.withLock { stored = data }
-    }
-
-    var data: Data { lock.withLock { stored } }
 }
