@@ -85,6 +85,7 @@ enum ExitStatus {
         case let error as SearchError:
             switch error {
             case let .badDate(text): return (.badDate(text: text), usage)
+            case let .badCursor(text): return (.badCursor(text: text), usage)
             }
         case let error as ConfigError:
             switch error {

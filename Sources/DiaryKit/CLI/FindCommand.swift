@@ -8,8 +8,11 @@ public struct FindCommand: DiaryCommand {
         abstract: "Find diary pages by keyword, tag and date.",
         discussion: """
             Searches titles, pages, notes, tags and the chat; with --tag the search stays inside \
-            that tag. Newest first. Exit status 1 when nothing is found, like grep. On a terminal \
-            at most 20 pages are shown unless --limit says otherwise; piped output lists them all.
+            that tag. Chinese words of any length match, and Traditional and Simplified find each \
+            other. Your own words rank above the companion's; without words, newest first. Exit \
+            status 1 when nothing is found, like grep. On a terminal at most 20 pages are shown \
+            unless --limit says otherwise, and the next page is one --after away; piped output \
+            lists them all, each JSON line with its own cursor.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -23,6 +26,12 @@ public struct FindCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Only pages with this tag (repeat: all of them).", valueName: "tag"))
     var tag: [String] = []
 
+    @Option(name: .customLong("any-tag"), help: ArgumentHelp("Only pages with at least one of these tags (repeatable).", valueName: "tag"))
+    var anyTag: [String] = []
+
+    @Option(name: .customLong("not-tag"), help: ArgumentHelp("Leave out pages with this tag (repeatable).", valueName: "tag"))
+    var notTag: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("Only this day, month or year (2026-11-21, 2026-11, 2026, today, yesterday).", valueName: "date"))
     var on: String?
 
@@ -32,23 +41,41 @@ public struct FindCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Up to and including this day, month or year.", valueName: "date"))
     var to: String?
 
+    @Flag(name: .customLong("today-in-history"), help: "Pages from this day of the year in earlier years.")
+    var todayInHistory = false
+
     @Option(name: .long, help: ArgumentHelp("Only entries in this status: draft, chatting, saved, summary_failed (repeatable).", valueName: "status"))
     var status: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Show at most this many.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("""
+        Order: relevance (your own words first; the default with words), occurred (when it happened; \
+        the default otherwise), created, updated, title.
+        """, valueName: "order"))
+    var sort: String?
+
+    @Option(name: .long, help: ArgumentHelp("Show at most this many (default 20 on a terminal, all when piped).", valueName: "n"))
     var limit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Skip this many first.", valueName: "n"))
-    var offset: Int = 0
+    @Option(name: .long, help: ArgumentHelp("Go on after this cursor, printed with the previous page.", valueName: "cursor"))
+    var after: String?
+
+    @Flag(name: .long, help: "Print only how many pages match.")
+    var count = false
 
     @Flag(name: .long, help: "List the tag tiles: 全部 (All) first, then tags by recent use, with counts.")
     var tags = false
+
+    @Flag(name: .long, help: ArgumentHelp("Draw a month (the first argument, YYYY-MM, or this month) with the pages per day."))
+    var calendar = false
 
     @Option(name: .long, help: ArgumentHelp("Show one entry in full, with its chat.", valueName: "id"))
     var show: String?
 
     @Flag(name: .long, help: "Include each entry's chat messages.")
     var full = false
+
+    @Option(name: .long, help: ArgumentHelp("Colour the matched words: auto (on a terminal, unless NO_COLOR), always, never.", valueName: "when"))
+    var color: String = "auto"
 
     public init() {}
 
@@ -58,43 +85,78 @@ public struct FindCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         if let limit, limit < 1 { throw InputError.usage(.badOption(detail: "--limit \(limit)")) }
-        if offset < 0 { throw InputError.usage(.badOption(detail: "--offset \(offset)")) }
         let statuses = try status.map { text -> EntryStatus in
             guard let value = EntryStatus(rawValue: text) else { throw InputError.usage(.badOption(detail: "--status \(text)")) }
             return value
         }
+        let order = try sort.map { text -> EntryOrder in
+            guard let value = EntryOrder(rawValue: text) else { throw InputError.usage(.badOption(detail: "--sort \(text)")) }
+            return value
+        }
+        guard ["auto", "always", "never"].contains(color) else { throw InputError.usage(.badOption(detail: "--color \(color)")) }
         let store = try context.openStore()
         if let show { return try showEntry(show, context: context, store: store) }
         let finder = Finder(store: store)
         if tags { return try listTags(finder, context: context) }
 
+        var words = keywords
+        var month: String?
+        if calendar, let first = words.first, first.wholeMatch(of: /\d{4}-\d{1,2}/) != nil {
+            month = first
+            words.removeFirst()
+        }
         var request = FindRequest()
-        request.keywords = keywords.isEmpty ? nil : keywords.joined(separator: " ")
+        request.keywords = words.isEmpty ? nil : words.joined(separator: " ")
         request.tags = tag
+        request.anyTags = anyTag
+        request.notTags = notTag
         request.on = on
         request.from = from
         request.to = to
+        request.todayInHistory = todayInHistory
         request.statuses = statuses
+        request.order = order
+        request.after = after
         request.limit = limit ?? (context.json ? nil : 20)
-        request.offset = offset
         request.includeMessages = full
+        if calendar { return try drawCalendar(finder, month: month, request: request, context: context) }
+        if count {
+            let total = try finder.count(request)
+            try Output.line(String(total))
+            if total == 0 { throw ExitCode(ExitStatus.nothingFound) }
+            return
+        }
+
         let result = try finder.find(request)
         if let reason = result.emptyReason {
             context.say(reason.phrase)
             throw ExitCode(ExitStatus.nothingFound)
         }
-        for entry in result.entries {
+        if result.hits.isEmpty { throw ExitCode(ExitStatus.nothingFound) }
+        let colored = color == "always" || (color == "auto" && context.stdoutIsTerminal && context.environment["NO_COLOR"] == nil)
+        for (hit, cursor) in result.hits {
             if context.json {
-                try Output.json(Rendering.entryJSON(entry, paths: context.paths))
+                try Output.json(Rendering.hitJSON(hit, cursor: cursor, paths: context.paths))
             } else if full {
-                try Output.line(Rendering.entryPage(entry, language: context.language, paths: context.paths) + "\n")
+                try Output.line(Rendering.entryPage(hit.entry, language: context.language, paths: context.paths) + "\n")
             } else {
-                try Output.line(Rendering.entryRow(entry, language: context.language))
+                try Output.line(Rendering.entryRow(hit.entry, language: context.language,
+                                                   snippet: hit.snippet.map { Rendering.snippetText($0, color: colored) }))
             }
         }
-        let shown = offset + result.entries.count
-        if !context.json && shown < result.total {
-            context.say(.moreResults(shown: result.entries.count, total: result.total, nextOffset: shown))
+        if !context.json, result.more, let last = result.hits.last {
+            context.say(.moreResults(cursor: last.cursor))
+        }
+    }
+
+    private func drawCalendar(_ finder: Finder, month: String?, request: FindRequest, context: CommandContext) throws {
+        let counts = try finder.calendar(month: month, request)
+        if context.json {
+            for (index, day) in counts.days.enumerated() {
+                try Output.json(Rendering.dayJSON(day, weekday: (counts.firstWeekday + index) % 7 + 1))
+            }
+        } else {
+            try Output.line(Rendering.calendar(counts, language: context.language))
         }
     }
 

@@ -75,6 +75,21 @@ enum Rendering {
         ])
     }
 
+    /// An entry found by `diary-find`: the entry, the passage that matched and where the
+    /// next page starts (`--after`).
+    static func hitJSON(_ hit: EntryHit, cursor: String, paths: DiaryPaths) -> JSON {
+        guard case var .object(pairs) = entryJSON(hit.entry, paths: paths) else { return entryJSON(hit.entry, paths: paths) }
+        pairs.append(("snippet", .optional(hit.snippet.map { plainSnippet($0) })))
+        pairs.append(("cursor", .string(cursor)))
+        return .object(pairs)
+    }
+
+    /// One day of the calendar (`--calendar`); weekday 1 is Monday.
+    static func dayJSON(_ day: DayCount, weekday: Int) -> JSON {
+        .object([("kind", .string("day")), ("date", .string(day.day)), ("count", .int(Int64(day.count))),
+                 ("weekday", .int(Int64(weekday)))])
+    }
+
     static func tagJSON(name: String, count: Int, lastUsedAt: Date?, all: Bool) -> JSON {
         .object([
             ("kind", .string("tag")),
@@ -100,7 +115,7 @@ enum Rendering {
     }
 
     /// One entry as a list row: id, time, title, status, tags, first line.
-    static func entryRow(_ entry: Entry, language: Language) -> String {
+    static func entryRow(_ entry: Entry, language: Language, snippet: String? = nil) -> String {
         let when = Timestamps.readable(entry.occurredAt, zone: entry.zone)
         let title = entry.title ?? entry.note ?? (language == .en ? "(untitled draft)" : "（未命名草稿）")
         var lines = ["\(entry.id.prefix(8))  \(when)  \(title)  [\(statusText(entry.status, language))]"]
@@ -108,6 +123,46 @@ enum Rendering {
         if let summary = entry.summary, let first = summary.split(separator: "\n").first {
             lines.append("    " + String(first.prefix(60)) + (first.count > 60 ? "…" : ""))
         }
+        if let snippet { lines.append("    " + snippet) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The matched passage on one line, matches coloured when `color`.
+    static func snippetText(_ snippet: String, color: Bool) -> String {
+        let flat = snippet.replacingOccurrences(of: "\n", with: " ")
+        guard color else { return plainSnippet(flat) }
+        return flat.replacingOccurrences(of: "\u{2}", with: "\u{1B}[1;33m").replacingOccurrences(of: "\u{3}", with: "\u{1B}[0m")
+    }
+
+    static func plainSnippet(_ snippet: String) -> String {
+        snippet.replacingOccurrences(of: "\u{2}", with: "").replacingOccurrences(of: "\u{3}", with: "")
+    }
+
+    /// The month as a Monday-first grid; a day with pages shows their count: `21(3)`.
+    static func calendar(_ month: MonthCounts, language: Language) -> String {
+        let en = language == .en
+        let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                     "October", "November", "December"]
+        let title = en ? "\(names[month.month - 1]) \(month.year)" : "\(month.year) 年 \(month.month) 月"
+        let weekdays = en ? ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"] : ["一", "二", "三", "四", "五", "六", "日"]
+        let widest = month.days.map { $0.count > 0 ? String($0.count).count + 2 : 0 }.max() ?? 0
+        let cell = 2 + widest + 1
+        func pad(_ text: String, columns: Int) -> String {
+            text + String(repeating: " ", count: max(0, cell - columns))
+        }
+        var lines = [String(repeating: " ", count: max(0, (cell * 7 - title.count * (en ? 1 : 2)) / 2)) + title]
+        // Chinese weekday names take two columns, like the two-digit days under them.
+        lines.append(weekdays.map { pad($0, columns: 2) }.joined().trimmingTrailingSpaces())
+        var row = String(repeating: " ", count: cell * month.firstWeekday)
+        for (index, day) in month.days.enumerated() {
+            let text = String(format: "%2d", index + 1) + (day.count > 0 ? "(\(day.count))" : "")
+            row += pad(text, columns: text.count)
+            if (month.firstWeekday + index) % 7 == 6 {
+                lines.append(row.trimmingTrailingSpaces())
+                row = ""
+            }
+        }
+        if !row.isEmpty { lines.append(row.trimmingTrailingSpaces()) }
         return lines.joined(separator: "\n")
     }
 
@@ -158,5 +213,13 @@ enum Rendering {
         case (.saved, .en): return "saved"
         case (.summaryFailed, .en): return "page pending"
         }
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
     }
 }

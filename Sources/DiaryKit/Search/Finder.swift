@@ -3,14 +3,24 @@ import Foundation
 /// What a person asked `diary-find` for, in their own words.
 public struct FindRequest: Sendable {
     public var keywords: String?
+    /// Tags the page must all carry (`--tag`, repeatable).
     public var tags: [String] = []
+    /// Tags of which it must carry one (`--any-tag`).
+    public var anyTags: [String] = []
+    /// Tags it must not carry (`--not-tag`).
+    public var notTags: [String] = []
     /// `--on`, `--from`, `--to` as typed: `2026`, `2026-11`, `2026-11-21`, `today`, `yesterday`.
     public var on: String?
     public var from: String?
     public var to: String?
+    /// This day of the year in earlier years.
+    public var todayInHistory = false
     public var statuses: [EntryStatus] = []
+    /// Nil: relevance when there are words, else when it happened.
+    public var order: EntryOrder?
+    /// A cursor printed with an earlier page: go on after it.
+    public var after: String?
     public var limit: Int?
-    public var offset = 0
     public var includeMessages = false
 
     public init() {}
@@ -32,16 +42,27 @@ public enum EmptyReason: Sendable, Equatable {
     }
 }
 
-/// One page of results and the size of the whole result.
+/// One page of results: each with the cursor that continues after it.
 public struct FindResult: Sendable {
-    public var entries: [Entry]
-    public var total: Int
+    public var hits: [(hit: EntryHit, cursor: String)]
+    /// True when more entries follow the last one shown.
+    public var more: Bool
     public var emptyReason: EmptyReason?
 }
 
-/// A `--on/--from/--to` value that is not a date.
+/// A month laid out for the calendar: every day with its count of pages.
+public struct MonthCounts: Sendable, Equatable {
+    public var year: Int
+    public var month: Int
+    public var days: [DayCount]
+    /// 0 for Monday … 6 for Sunday: where the 1st falls in a Monday-first week.
+    public var firstWeekday: Int
+}
+
+/// A date or cursor the person typed that means nothing.
 public enum SearchError: Error, Equatable {
     case badDate(String)
+    case badCursor(String)
 }
 
 /// Turns a person's search into a store query. Their words are data: they become quoted
@@ -57,13 +78,66 @@ public struct Finder: Sendable {
         self.zone = zone
     }
 
-    /// Runs the search; newest moment first.
+    /// One page of the search.
     public func find(_ request: FindRequest) throws -> FindResult {
+        guard var filter = try filter(request) else { return try empty(request) }
+        let order = filter.order
+        if let limit = request.limit { filter.limit = limit + 1 }
+        var hits = try store.find(filter)
+        if hits.isEmpty && request.after == nil { return try empty(request) }
+        let more = request.limit.map { hits.count > $0 } ?? false
+        if more { hits.removeLast() }
+        return FindResult(hits: hits.map { ($0, Cursor.encode(order, $0.position)) }, more: more, emptyReason: nil)
+    }
+
+    /// How many entries the search matches.
+    public func count(_ request: FindRequest) throws -> Int {
+        guard let filter = try filter(request) else { return 0 }
+        return try store.count(filter)
+    }
+
+    /// The pages per day of a month (`YYYY-MM`, or this month), within the other filters.
+    public func calendar(month text: String?, _ request: FindRequest) throws -> MonthCounts {
+        let calendar = Timestamps.calendar(zone)
+        let (year, month): (Int, Int)
+        if let text {
+            guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: /(\d{4})-(\d{1,2})/),
+                  let parsedMonth = Int(match.2), (1...12).contains(parsedMonth) else { throw SearchError.badDate(text) }
+            (year, month) = (Int(match.1)!, parsedMonth)
+        } else {
+            let parts = calendar.dateComponents([.year, .month], from: today)
+            (year, month) = (parts.year!, parts.month!)
+        }
+        let range = try dayRange(String(format: "%04d-%02d", year, month))
+        var request = request
+        request.on = nil
+        request.from = range.first
+        request.to = range.last
+        let counted = try filter(request).map { try store.dayCounts($0) } ?? []
+        let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
+        let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+        let length = calendar.range(of: .day, in: .month, for: first)!.count
+        let days = (1...length).map { day -> DayCount in
+            let name = String(format: "%04d-%02d-%02d", year, month, day)
+            return DayCount(day: name, count: byDay[name] ?? 0)
+        }
+        // Calendar weekdays run 1 = Sunday … 7 = Saturday.
+        let weekday = (calendar.component(.weekday, from: first) + 5) % 7
+        return MonthCounts(year: year, month: month, days: days, firstWeekday: weekday)
+    }
+
+    /// `全部` and every tag in use, most recent first, with counts.
+    public func tagTiles() throws -> (all: Int, tags: [TagUse]) {
+        (try store.count(EntryFilter()), try store.tagUses())
+    }
+
+    /// The store filter for a request; nil when it can match nothing (words with no letters).
+    func filter(_ request: FindRequest) throws -> EntryFilter? {
         var filter = EntryFilter()
-        filter.tags = request.tags.compactMap(TagName.normalize)
+        filter.allTags = request.tags.compactMap(TagName.normalize)
+        filter.anyTags = request.anyTags.compactMap(TagName.normalize)
+        filter.notTags = request.notTags.compactMap(TagName.normalize)
         filter.statuses = request.statuses
-        filter.limit = request.limit
-        filter.offset = request.offset
         filter.includeMessages = request.includeMessages
         if let on = request.on {
             let range = try dayRange(on)
@@ -72,46 +146,52 @@ public struct Finder: Sendable {
         }
         if let from = request.from { filter.fromDay = try dayRange(from).first }
         if let to = request.to { filter.toDay = try dayRange(to).last }
-        if let keywords = request.keywords, !keywords.trimmingCharacters(in: .whitespaces).isEmpty {
+        if request.todayInHistory { applyHistory(to: &filter) }
+        let words = request.keywords.map { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } ?? false
+        if words {
             // Words with no letters at all (only punctuation) can match nothing.
-            guard let match = Self.matchExpression(keywords) else { return try empty(request) }
+            guard let match = Self.matchExpression(request.keywords!) else { return nil }
             filter.match = match
         }
-        let entries = try store.entries(filter)
-        if entries.isEmpty { return try empty(request) }
-        let total = (request.limit == nil && request.offset == 0) ? entries.count : try store.count(filter)
-        return FindResult(entries: entries, total: total, emptyReason: nil)
+        filter.order = request.order ?? (filter.match == nil ? .occurred : .relevance)
+        if let cursor = request.after { filter.after = try Cursor.decode(cursor, order: filter.order) }
+        return filter
     }
 
-    /// `全部` and every tag in use, most recent first, with counts.
-    public func tagTiles() throws -> (all: Int, tags: [TagUse]) {
-        (try store.count(EntryFilter()), try store.tagUses())
+    /// This day of the year in earlier years; on 28 February of a common year, 29 February too.
+    private func applyHistory(to filter: inout EntryFilter) {
+        let calendar = Timestamps.calendar(zone)
+        let parts = calendar.dateComponents([.year, .month, .day], from: today)
+        let (year, month, day) = (parts.year!, parts.month!, parts.day!)
+        filter.monthDays = [String(format: "%02d-%02d", month, day)]
+        let leap = DateComponents(year: year, month: 2, day: 29).isValidDate(in: calendar)
+        if month == 2 && day == 28 && !leap { filter.monthDays.append("02-29") }
+        let lastYear = String(format: "%04d-12-31", year - 1)
+        filter.toDay = min(filter.toDay ?? lastYear, lastYear)
     }
 
     private func empty(_ request: FindRequest) throws -> FindResult {
         let reason: EmptyReason
-        if try store.count(EntryFilter()) == 0 {
+        if try store.isEmpty() {
             reason = .noEntries
-        } else if !request.tags.isEmpty && (request.keywords ?? "").isEmpty {
+        } else if !(request.tags + request.anyTags).isEmpty && (request.keywords ?? "").isEmpty {
             reason = .emptyTag
         } else {
             reason = .noMatch
         }
-        return FindResult(entries: [], total: 0, emptyReason: reason)
+        return FindResult(hits: [], more: false, emptyReason: reason)
     }
 
-    /// The FTS5 expression for a person's words: every piece must match; English words match
-    /// as prefixes, Chinese runs as phrases of bigrams (a single character as itself).
+    /// The FTS5 expression for a person's words: every piece must match; words and single
+    /// Chinese characters as prefixes, longer Chinese runs as phrases (the tokenizer cuts
+    /// them into pairs). Pieces hold only letters and digits, so quoting them is enough.
     public static func matchExpression(_ words: String) -> String? {
         let terms = SearchableText.pieces(of: words).map { piece -> String in
             switch piece {
             case let .word(word):
                 return "\"\(word)\"*"
             case let .cjk(run):
-                let characters = Array(run)
-                guard characters.count > 1 else { return "\"\(run)\"" }
-                let bigrams = (0..<(characters.count - 1)).map { String(characters[$0...$0 + 1]) }
-                return "\"\(bigrams.joined(separator: " "))\""
+                return run.unicodeScalars.count == 1 ? "\"\(run)\"*" : "\"\(run)\""
             }
         }
         return terms.isEmpty ? nil : terms.joined(separator: " AND ")
@@ -147,5 +227,31 @@ public struct Finder: Sendable {
             return (formatted, formatted)
         }
         throw SearchError.badDate(text)
+    }
+}
+
+/// The text form of a position in a result list: opaque, safe to paste in a shell, and tied
+/// to the order it was made for.
+enum Cursor {
+    static func encode(_ order: EntryOrder, _ position: EntryPosition) -> String {
+        let fields = ["1", order.rawValue, String(position.tier), String(position.momentKey)] + (position.value.map { [$0] } ?? [])
+        return Data(fields.joined(separator: "\u{1F}").utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: String, order: EntryOrder) throws -> EntryPosition {
+        var base64 = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else {
+            throw SearchError.badCursor(text)
+        }
+        let fields = decoded.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count >= 4, fields[0] == "1", fields[1] == order.rawValue,
+              let tier = Int(fields[2]), (0...1).contains(tier), let key = Int64(fields[3]) else {
+            throw SearchError.badCursor(text)
+        }
+        return EntryPosition(tier: tier, value: fields.count > 4 ? fields[4...].joined(separator: "\u{1F}") : nil, momentKey: key)
     }
 }

@@ -25,6 +25,7 @@ public final class DiaryStore: Sendable {
         configuration.label = "diary"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            db.add(tokenizer: SearchTokenizer.self)
         }
         return try translatingErrors {
             let pool = try DatabasePool(path: paths.database.path, configuration: configuration)
@@ -107,6 +108,7 @@ enum Schema {
         migrator.registerMigration("v2-voice-memos-chat-digest-device-settings") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3-moment-order-bigram-search", migrate: v3)
         return migrator
     }
 
@@ -130,6 +132,32 @@ enum Schema {
         let id = UUIDv7.make()
         try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)", arguments: [id])
         return id
+    }
+
+    // Entries are keyed by their moment so that time order is the table's own order and the
+    // full-text rowid. The index is rebuilt with the bigram tokenizer over the original text
+    // (it used to hold pre-cut words), so snippets quote what the person wrote.
+    static func v3(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE entry RENAME COLUMN seq TO moment_key")
+        // Old keys are small counters; moving them far below any moment keeps the two apart.
+        try db.execute(sql: "UPDATE entry SET moment_key = moment_key - 4611686018427387904")
+        let rows = try Row.fetchAll(db, sql: "SELECT id, occurred_at FROM entry ORDER BY occurred_at, id")
+        for row in rows {
+            let key = try MomentKey.next(db, occurredAt: row["occurred_at"])
+            try db.execute(sql: "UPDATE entry SET moment_key = ? WHERE id = ?", arguments: [key, row["id"] as String])
+        }
+        try db.execute(sql: """
+            DROP TABLE entry_fts;
+            CREATE VIRTUAL TABLE entry_fts USING fts5(
+                title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
+                tokenize = 'diary_bigram'
+            );
+            DROP INDEX entry_by_occurred;
+            CREATE INDEX entry_by_created ON entry(created_at);
+            CREATE INDEX entry_by_updated ON entry(updated_at);
+            CREATE INDEX entry_by_month_day ON entry(substr(local_date, 6));
+            """)
+        for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
     }
 
     // Voice memos are media too (kind 'audio'); SQLite cannot change a CHECK constraint, so

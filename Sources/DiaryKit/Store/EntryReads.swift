@@ -25,7 +25,7 @@ extension DiaryStore {
         let marks = Array(repeating: "?", count: statuses.count).joined(separator: ",")
         return try read { db in
             try String.fetchOne(db, sql: """
-                SELECT id FROM entry WHERE deleted_at IS NULL AND status IN (\(marks)) ORDER BY updated_at DESC, seq DESC LIMIT 1
+                SELECT id FROM entry WHERE deleted_at IS NULL AND status IN (\(marks)) ORDER BY updated_at DESC, moment_key DESC LIMIT 1
                 """, arguments: StatementArguments(statuses.map(\.rawValue)))
         }
     }
@@ -43,32 +43,6 @@ extension DiaryStore {
     /// The conversation of an entry, oldest first.
     public func messages(entryId: String) throws -> [Message] {
         try read { db in try messages(db, entryId: entryId) }
-    }
-
-    /// Entries matching the filter, newest moment first.
-    public func entries(_ filter: EntryFilter) throws -> [Entry] {
-        try read { db in
-            let (whereClause, arguments) = Self.whereClause(filter)
-            var sql = "\(Self.entrySelect) \(whereClause) ORDER BY e.occurred_at DESC, e.id DESC"
-            var all = arguments
-            if let limit = filter.limit {
-                sql += " LIMIT ? OFFSET ?"
-                all += [limit, filter.offset]
-            } else if filter.offset > 0 {
-                sql += " LIMIT -1 OFFSET ?"
-                all += [filter.offset]
-            }
-            let rows = try Row.fetchAll(db, sql: sql, arguments: all)
-            return try assemble(db, rows: rows, includeMessages: filter.includeMessages)
-        }
-    }
-
-    /// How many entries match the filter (paging ignored).
-    public func count(_ filter: EntryFilter) throws -> Int {
-        try read { db in
-            let (whereClause, arguments) = Self.whereClause(filter)
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM entry e \(whereClause)", arguments: arguments) ?? 0
-        }
     }
 
     /// Every tag in use, most recently used first, then most used.
@@ -114,40 +88,15 @@ extension DiaryStore {
 
     // MARK: - Assembly
 
-    private static let entrySelect = """
-        SELECT e.*, (SELECT count(*) FROM message m WHERE m.entry_id = e.id) AS message_count,
-               (SELECT max(o.last_error) FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_error,
-               EXISTS (SELECT 1 FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_pending
-        FROM entry e
+    static let entryColumns = """
+        e.*, (SELECT count(*) FROM message m WHERE m.entry_id = e.id) AS message_count,
+        (SELECT max(o.last_error) FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_error,
+        EXISTS (SELECT 1 FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_pending
         """
 
-    private static func whereClause(_ filter: EntryFilter) -> (String, StatementArguments) {
-        var conditions = ["e.deleted_at IS NULL"]
-        var arguments = StatementArguments()
-        if let match = filter.match {
-            conditions.append("e.seq IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)")
-            arguments += [match]
-        }
-        for tag in filter.tags {
-            conditions.append("e.id IN (SELECT et.entry_id FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE t.name = ?)")
-            arguments += [tag]
-        }
-        if let from = filter.fromDay {
-            conditions.append("e.local_date >= ?")
-            arguments += [from]
-        }
-        if let to = filter.toDay {
-            conditions.append("e.local_date <= ?")
-            arguments += [to]
-        }
-        if !filter.statuses.isEmpty {
-            conditions.append("e.status IN (\(Array(repeating: "?", count: filter.statuses.count).joined(separator: ",")))")
-            arguments += StatementArguments(filter.statuses.map(\.rawValue))
-        }
-        return ("WHERE " + conditions.joined(separator: " AND "), arguments)
-    }
+    private static let entrySelect = "SELECT \(entryColumns) FROM entry e"
 
-    private func assemble(_ db: Database, rows: [Row], includeMessages: Bool) throws -> [Entry] {
+    func assemble(_ db: Database, rows: [Row], includeMessages: Bool) throws -> [Entry] {
         let ids: [String] = rows.map { $0["id"] }
         let media = try mediaItems(db, entryIds: ids)
         let tags = try tagNames(db, entryIds: ids)

@@ -11,12 +11,13 @@ extension DiaryStore {
         let now = Date()
         try write { db in
             let hlc = try tick(db)
+            let occurred = Timestamps.millis(new.occurredAt)
             try db.execute(sql: """
-                INSERT INTO entry(id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
+                INSERT INTO entry(moment_key, id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
                                   local_date, note, transcript, context, persona)
-                VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, deviceId, hlc, Timestamps.millis(now), Timestamps.millis(now),
-                                 Timestamps.millis(new.occurredAt), new.timeZone.identifier,
+                VALUES (?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, Timestamps.millis(now), Timestamps.millis(now),
+                                 occurred, new.timeZone.identifier,
                                  Timestamps.localDate(new.occurredAt, zone: new.timeZone),
                                  new.note, new.transcript, new.context.isEmpty ? nil : ContextCoding.encode(new.context),
                                  new.persona])
@@ -26,7 +27,7 @@ extension DiaryStore {
                 try insertMedia(db, id: mediaId, entryId: id, position: position, item: item, hlc: hlc)
                 try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
             }
-            try reindex(db, entryId: id)
+            try Self.reindex(db, entryId: id)
         }
         return id
     }
@@ -64,7 +65,7 @@ extension DiaryStore {
             try touch(db, entryId: entryId, hlc: hlc, set: author == .companion
                       ? "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END, last_error = NULL"
                       : "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END")
-            try reindex(db, entryId: entryId)
+            try Self.reindex(db, entryId: entryId)
             return message
         }
     }
@@ -75,7 +76,7 @@ extension DiaryStore {
             let hlc = try tick(db)
             try requireEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "analysis = ?, analysis_provider = ?", [text, provider])
-            try reindex(db, entryId: entryId)
+            try Self.reindex(db, entryId: entryId)
         }
     }
 
@@ -94,7 +95,7 @@ extension DiaryStore {
             let hlc = try tick(db)
             try requireEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "transcript = ?", [text])
-            try reindex(db, entryId: entryId)
+            try Self.reindex(db, entryId: entryId)
         }
     }
 
@@ -156,7 +157,7 @@ extension DiaryStore {
                 INSERT INTO usage(day, kind, count) VALUES (?, 'page', 1)
                 ON CONFLICT(day, kind) DO UPDATE SET count = count + 1
                 """, arguments: [usageDay])
-            try reindex(db, entryId: entryId)
+            try Self.reindex(db, entryId: entryId)
         }
     }
 
@@ -185,7 +186,7 @@ extension DiaryStore {
     /// one that was synced becomes a tombstone so the deletion syncs too.
     public func discard(entryId: String) throws -> [MediaItem] {
         try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT seq, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL",
+            guard let row = try Row.fetchOne(db, sql: "SELECT moment_key, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL",
                                              arguments: [entryId]) else {
                 throw StoreError.entryNotFound(entryId)
             }
@@ -193,7 +194,7 @@ extension DiaryStore {
             let media = try mediaItems(db, entryIds: [entryId])[entryId] ?? []
             let tagIds = try String.fetchAll(db, sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?", arguments: [entryId])
             try adjustTagCounts(db, tagIds: tagIds, by: -1)
-            try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [row["seq"] as Int64])
+            try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [row["moment_key"] as Int64])
             if (row["user_id"] as String?) == nil {
                 let children = try String.fetchAll(db, sql: """
                     SELECT id FROM message WHERE entry_id = ?1 UNION ALL SELECT id FROM media WHERE entry_id = ?1
@@ -252,7 +253,7 @@ extension DiaryStore {
         try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
     }
 
-    private func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
+    func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
         var tagIds: [String] = []
         for name in names {
             if let id = try String.fetchOne(db, sql: "SELECT id FROM tag WHERE name = ?", arguments: [name]) {
@@ -285,7 +286,7 @@ extension DiaryStore {
             let marks = Array(repeating: "?", count: tagIds.count).joined(separator: ",")
             var arguments: StatementArguments = [now]
             arguments += StatementArguments(tagIds)
-            try db.execute(sql: "UPDATE tag SET last_used_at = ? WHERE id IN (\(marks))", arguments: arguments)
+            try db.execute(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id IN (\(marks))", arguments: arguments)
         }
     }
 
@@ -296,10 +297,10 @@ extension DiaryStore {
         }
     }
 
-    /// Rebuilds the entry's full-text row from its current content.
-    func reindex(_ db: Database, entryId: String) throws {
+    /// Rebuilds the entry's full-text row from its current content (the tokenizer cuts it).
+    static func reindex(_ db: Database, entryId: String) throws {
         guard let row = try Row.fetchOne(db, sql: """
-            SELECT seq, title, summary, note, transcript, analysis FROM entry WHERE id = ?
+            SELECT moment_key, title, summary, note, transcript, analysis FROM entry WHERE id = ?
             """, arguments: [entryId]) else { return }
         let tags = try String.fetchAll(db, sql: """
             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
@@ -308,16 +309,13 @@ extension DiaryStore {
             try String.fetchAll(db, sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY seq",
                                 arguments: [entryId, author.rawValue]).joined(separator: "\n")
         }
-        let columns: [String] = [row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
-                                 tags, try chat(.person), row["analysis"] ?? "", try chat(.companion)]
-        let seq: Int64 = row["seq"]
-        try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [seq])
-        var arguments: StatementArguments = [seq]
-        arguments += StatementArguments(columns.map(SearchableText.indexForm))
+        let key: Int64 = row["moment_key"]
+        try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [key])
         try db.execute(sql: """
             INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: arguments)
+            """, arguments: [key, row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
+                             tags, try chat(.person), row["analysis"] ?? "", try chat(.companion)])
     }
 }
 

@@ -58,7 +58,8 @@ public enum Phrase: Sendable, Equatable {
     case noMatch
     case allTag
     case badDate(text: String)
-    case moreResults(shown: Int, total: Int, nextOffset: Int)
+    case moreResults(cursor: String)
+    case badCursor(text: String)
     // Store and configuration
     case databaseFromNewerVersion
     case databaseBusy
@@ -200,9 +201,11 @@ public enum Phrase: Sendable, Equatable {
         case let .badDate(text):
             return ("看不懂這個日期：\(text)（可用 2026、2026-11、2026-11-21、today、yesterday）",
                     "Can't read the date \(text) (use 2026, 2026-11, 2026-11-21, today or yesterday).")
-        case let .moreResults(shown, total, nextOffset):
-            return ("顯示 \(shown) / \(total) 篇；用 --offset \(nextOffset) 看更多",
-                    "Showing \(shown) of \(total); use --offset \(nextOffset) for more.")
+        case let .moreResults(cursor):
+            return ("還有更多；下一頁：--after \(cursor)", "More pages follow; next page: --after \(cursor)")
+        case let .badCursor(text):
+            return ("看不懂 --after 的值：\(text)（請貼上前一頁給的值，並用相同的 --sort）",
+                    "Can't read the --after value \(text) (paste the one the previous page gave, with the same --sort).")
         case .databaseFromNewerVersion:
             return ("這份日記資料庫來自較新版本的 InnerBloom Diary，請先更新程式；資料沒有被更動",
                     "This diary was written by a newer InnerBloom Diary. Please update; nothing was changed.")

@@ -1,0 +1,284 @@
+import Foundation
+import GRDB
+
+// Searching and listing. The full-text table's rowid is the entry's moment_key, which
+// orders entries by when they happened; so "newest first" is a walk down one index, and a
+// word search walks the word's own list in that order and stops after one page, however
+// many thousand entries match.
+extension DiaryStore {
+    /// One page of entries matching the filter, in the filter's order.
+    public func find(_ filter: EntryFilter) throws -> [EntryHit] {
+        try read { db in
+            guard let tags = try TagIds(db, filter) else { return [] }
+            var hits: [EntryHit] = []
+            for plan in Self.plans(filter) {
+                if let limit = filter.limit, hits.count >= limit { break }
+                var remaining = filter
+                if let limit = filter.limit { remaining.limit = limit - hits.count }
+                hits += try run(db, plan, remaining, tags)
+            }
+            return hits
+        }
+    }
+
+    /// How many entries match the filter (order and paging ignored).
+    public func count(_ filter: EntryFilter) throws -> Int {
+        try read { db in
+            guard let tags = try TagIds(db, filter) else { return 0 }
+            var conditions = Conditions()
+            conditions.add(filter, tags, ftsBounds: false)
+            if let match = filter.match {
+                conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
+            }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)",
+                                    arguments: conditions.arguments) ?? 0
+        }
+    }
+
+    /// Entries per local day between two days (inclusive) that match the filter.
+    public func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
+        try read { db in
+            guard let tags = try TagIds(db, filter) else { return [] }
+            var conditions = Conditions()
+            conditions.add(filter, tags, ftsBounds: false)
+            if let match = filter.match {
+                conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
+            }
+            return try Row.fetchAll(db, sql: """
+                SELECT e.local_date, count(*) AS n FROM entry e WHERE \(conditions.sql)
+                GROUP BY e.local_date ORDER BY e.local_date
+                """, arguments: conditions.arguments).map { DayCount(day: $0["local_date"], count: $0["n"]) }
+        }
+    }
+
+    /// True when the diary holds no entry at all.
+    public func isEmpty() throws -> Bool {
+        try read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM entry WHERE deleted_at IS NULL)") ?? true }
+    }
+
+    /// The number of live entries that carry a tag (kept on write, so this is one row).
+    public func entryCount(tag: String) throws -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT entry_count FROM tag WHERE name = ? AND deleted_at IS NULL", arguments: [tag]) ?? 0
+        }
+    }
+
+    // MARK: - Plans
+
+    /// One query of a search: relevance runs the person's words first, then the rest.
+    private enum Plan {
+        case words(match: String, tier: Int)
+        case wordsThenSort(match: String)
+        case list
+    }
+
+    static let personalColumns = "{title summary note transcript tags person_chat}"
+
+    private static func plans(_ filter: EntryFilter) -> [Plan] {
+        guard let match = filter.match else { return [.list] }
+        switch filter.order {
+        case .relevance:
+            let personal = "\(personalColumns) : (\(match))"
+            let tiers = [Plan.words(match: personal, tier: 0), Plan.words(match: "(\(match)) NOT (\(personal))", tier: 1)]
+            // A page that ended among the companion-only matches goes on there.
+            return Array(tiers.dropFirst(filter.after?.tier ?? 0))
+        case .occurred:
+            return [.words(match: match, tier: 0)]
+        case .created, .updated, .title:
+            return [.wordsThenSort(match: match)]
+        }
+    }
+
+    private func run(_ db: Database, _ plan: Plan, _ filter: EntryFilter, _ tags: TagIds) throws -> [EntryHit] {
+        var conditions = Conditions()
+        let sql: String
+        var tier = 0
+        var match: String?
+        switch plan {
+        case let .words(expression, planTier):
+            tier = planTier
+            match = expression
+            conditions.add("entry_fts MATCH ?", [expression])
+            conditions.add(filter, tags, ftsBounds: true)
+            if let after = filter.after, after.tier == planTier {
+                conditions.add("entry_fts.rowid < ?", [after.momentKey])
+            }
+            sql = """
+                SELECT \(Self.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
+                WHERE \(conditions.sql) ORDER BY entry_fts.rowid DESC
+                """
+        case let .wordsThenSort(expression):
+            match = expression
+            conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [expression])
+            conditions.add(filter, tags, ftsBounds: false)
+            if let after = filter.after { conditions.add(Self.keyset(filter.order, after)) }
+            sql = "SELECT \(Self.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
+        case .list:
+            conditions.add(filter, tags, ftsBounds: false)
+            if let after = filter.after { conditions.add(Self.keyset(filter.order, after)) }
+            sql = "SELECT \(Self.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
+        }
+        var arguments = conditions.arguments
+        var limited = sql
+        if let limit = filter.limit {
+            limited += " LIMIT ?"
+            arguments += [limit]
+        }
+        let rows = try Row.fetchAll(db, sql: limited, arguments: arguments)
+        let entries = try assemble(db, rows: rows, includeMessages: filter.includeMessages)
+        return try zip(rows, entries).map { row, entry in
+            let key: Int64 = row["moment_key"]
+            let position = EntryPosition(tier: tier, value: Self.sortValue(filter.order, row), momentKey: key)
+            let snippet = try match.flatMap { try Self.snippet(db, match: $0, momentKey: key) }
+            return EntryHit(entry: entry, position: position, snippet: snippet)
+        }
+    }
+
+    private static func snippet(_ db: Database, match: String, momentKey: Int64) throws -> String? {
+        try String.fetchOne(db, sql: """
+            SELECT snippet(entry_fts, -1, char(2), char(3), '…', 16) FROM entry_fts WHERE entry_fts MATCH ? AND rowid = ?
+            """, arguments: [match, momentKey])
+    }
+
+    private static func orderBy(_ order: EntryOrder) -> String {
+        switch order {
+        case .relevance, .occurred: return "e.moment_key DESC"
+        case .created: return "e.created_at DESC, e.moment_key DESC"
+        case .updated: return "e.updated_at DESC, e.moment_key DESC"
+        case .title: return "\(untitled), e.title COLLATE NOCASE, e.moment_key DESC"
+        }
+    }
+
+    private static let untitled = "(coalesce(e.title, '') = '')"
+
+    private static func sortValue(_ order: EntryOrder, _ row: Row) -> String? {
+        switch order {
+        case .relevance, .occurred: return nil
+        case .created: return String(row["created_at"] as Int64)
+        case .updated: return String(row["updated_at"] as Int64)
+        case .title:
+            let title: String? = row["title"]
+            return (title ?? "").isEmpty ? nil : title
+        }
+    }
+
+    /// "Strictly after `after`" in the given order.
+    private static func keyset(_ order: EntryOrder, _ after: EntryPosition) -> (String, StatementArguments) {
+        switch order {
+        case .relevance, .occurred:
+            return ("e.moment_key < ?", [after.momentKey])
+        case .created, .updated:
+            let column = order == .created ? "e.created_at" : "e.updated_at"
+            let value = Int64(after.value ?? "") ?? Int64.max
+            return ("(\(column) < ? OR (\(column) = ? AND e.moment_key < ?))", [value, value, after.momentKey])
+        case .title:
+            guard let title = after.value else { return ("(\(untitled) AND e.moment_key < ?)", [after.momentKey]) }
+            return ("""
+                (\(untitled) OR e.title COLLATE NOCASE > ? OR (e.title COLLATE NOCASE = ? AND e.moment_key < ?))
+                """, [title, title, after.momentKey])
+        }
+    }
+
+    // MARK: - Conditions
+
+    /// Tag names resolved to ids; nil when the filter can match nothing (a required tag
+    /// no entry carries).
+    private struct TagIds {
+        var all: [String] = []
+        var any: [String] = []
+        var not: [String] = []
+
+        init?(_ db: Database, _ filter: EntryFilter) throws {
+            func ids(_ names: [String]) throws -> [String] {
+                try names.compactMap { try String.fetchOne(db, sql: "SELECT id FROM tag WHERE name = ?", arguments: [$0]) }
+            }
+            let required = Array(Set(filter.allTags))
+            all = try ids(required)
+            any = try ids(filter.anyTags)
+            not = try ids(filter.notTags)
+            if all.count < required.count { return nil }
+            if !filter.anyTags.isEmpty && any.isEmpty { return nil }
+        }
+    }
+
+    private struct Conditions {
+        var parts: [String] = []
+        var arguments = StatementArguments()
+
+        var sql: String { parts.joined(separator: " AND ") }
+
+        mutating func add(_ part: String, _ values: StatementArguments = []) {
+            parts.append(part)
+            arguments += values
+        }
+
+        mutating func add(_ part: (String, StatementArguments)) { add(part.0, part.1) }
+
+        /// Everything but the words. `ftsBounds` also narrows the word list by time when the
+        /// full-text table drives the query.
+        mutating func add(_ filter: EntryFilter, _ tags: TagIds, ftsBounds: Bool) {
+            add("e.deleted_at IS NULL")
+            for tag in tags.all {
+                add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [tag])
+            }
+            if !tags.any.isEmpty {
+                add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id IN (\(marks(tags.any.count))))",
+                    StatementArguments(tags.any))
+            }
+            if !tags.not.isEmpty {
+                add("NOT EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id IN (\(marks(tags.not.count))))",
+                    StatementArguments(tags.not))
+            }
+            let keyColumn = ftsBounds ? "entry_fts.rowid" : "e.moment_key"
+            if let from = filter.fromDay {
+                add("e.local_date >= ?", [from])
+                // Local days are in each entry's own zone; a day starts no earlier than 14 h
+                // before it does in UTC, which bounds the walk through the time order.
+                if let day = MomentKey.utcMidnight(from) { add("\(keyColumn) >= ?", [MomentKey.lowest(at: day - 14 * 3_600_000)]) }
+            }
+            if let to = filter.toDay {
+                add("e.local_date <= ?", [to])
+                if let day = MomentKey.utcMidnight(to) { add("\(keyColumn) < ?", [MomentKey.lowest(at: day + 38 * 3_600_000)]) }
+            }
+            if !filter.monthDays.isEmpty {
+                add("substr(e.local_date, 6) IN (\(marks(filter.monthDays.count)))", StatementArguments(filter.monthDays))
+            }
+            if !filter.statuses.isEmpty {
+                add("e.status IN (\(marks(filter.statuses.count)))", StatementArguments(filter.statuses.map(\.rawValue)))
+            }
+        }
+
+        private func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+    }
+}
+
+/// The order key of an entry: the milliseconds of its moment times 4096, plus a tie-break
+/// for entries of the same millisecond. Unique, so it can be the full-text rowid.
+enum MomentKey {
+    static let slots: Int64 = 4096
+
+    /// The smallest key an entry of this moment can have.
+    static func lowest(at millis: Int64) -> Int64 { millis * slots }
+
+    /// A free key for a new entry of this moment.
+    static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
+        var key = lowest(at: millis)
+        if let last = try Int64.fetchOne(db, sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?",
+                                         arguments: [key, key + slots]) {
+            key = last + 1
+        }
+        // More than 4096 entries in one millisecond spill into the next; still unique.
+        while try Bool.fetchOne(db, sql: "SELECT 1 FROM entry WHERE moment_key = ?", arguments: [key]) == true { key += 1 }
+        return key
+    }
+
+    /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.
+    static func utcMidnight(_ day: String) -> Int64? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
+        return Timestamps.millis(date)
+    }
+}
