@@ -10,9 +10,14 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // The corpus writes the sqlite3 floor file with GRDB (the same version DiaryKit uses).
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [
-        .executableTarget(name: "diary-corpus", dependencies: [.product(name: "DiaryKit", package: "main")]),
+        .executableTarget(name: "diary-corpus", dependencies: [
+            .product(name: "DiaryKit", package: "main"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .target(name: "FakeServers", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process time (median, hyperfine) and peak memory (/usr/bin/time -v) of each
-# command on a diary of N entries (default 10,000), release build.
+# command on a diary of N entries (default 10,000), release build with the Swift runtime
+# linked in (--static-swift-stdlib), as shipped.
 # Usage: bench/run.sh [N]    Figures go to stdout; bench/RESULTS.md records them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-10000}"
 command -v hyperfine >/dev/null || { apt-get install -y -qq hyperfine time >/dev/null; }
-swift build -c release >&2
+swift build -c release --static-swift-stdlib >&2
 swift build -c release --package-path bench >&2
-bin="$(swift build -c release --show-bin-path)"
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 out="bench/out"; home="$out/home-$n"; mkdir -p "$out"
 if [ ! -f "$home/diary.sqlite" ]; then
     start=$(date +%s.%N)

@@ -67,6 +67,20 @@ public final class DiaryStore: Sendable {
         try read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok" }
     }
 
+    /// Checks the full-text index: FTS5's own integrity check, and exactly one row for every
+    /// live entry. True when sound.
+    public func searchIndexIsConsistent() throws -> Bool {
+        // FTS5 runs its check as an insert, so this takes the write lock for a moment.
+        try write { db in
+            try db.execute(sql: "INSERT INTO entry_fts(entry_fts, rank) VALUES ('integrity-check', 1)")
+            return try Bool.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM entry_fts) = (SELECT count(*) FROM entry WHERE deleted_at IS NULL)
+                   AND NOT EXISTS (SELECT 1 FROM entry e WHERE e.deleted_at IS NULL
+                                   AND NOT EXISTS (SELECT 1 FROM entry_fts f WHERE f.rowid = e.moment_key))
+                """) ?? false
+        }
+    }
+
     static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

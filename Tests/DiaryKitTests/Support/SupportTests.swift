@@ -48,7 +48,7 @@ import Testing
         .cannotDiscardSaved, .chatHeader(companion: "c"), .personaSwitched(companion: "c"), .unknownPersona(name: "x"),
         .defaultPersonaUsed, .unknownCommand(name: "/x"), .mediaUnavailable, .entryNotFound(reference: "x"),
         .entryAmbiguous(reference: "x"), .noOpenDraft, .stdinNotJSON(line: 1), .stdinNotUTF8, .tooManyEntries, .emptyDiary,
-        .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(shown: 1, total: 2, nextOffset: 1),
+        .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(cursor: "c"), .badCursor(text: "x"),
         .databaseFromNewerVersion, .databaseBusy, .homeNotCreatable(path: "/x"), .ioFailure, .badConfig(detail: "x"),
         .badOption(detail: "x"), .syncNotLoggedIn(pending: 1), .syncPending(pending: 1),
         .audioUnreadable(.notAudio), .notHeard, .transcriptionUnavailable, .waitingForReply, .cancelled,
@@ -166,9 +166,32 @@ import Testing
 
 @Suite struct TextTests {
     @Test func cjkRunsBecomeBigramsAndCharacters() {
-        #expect(SearchableText.indexForm("今天去海邊") == "今天 天去 去海 海邊 今 天 去 海 邊")
-        #expect(SearchableText.indexForm("Coffee，開心!") == "coffee 開心 開 心")
+        #expect(SearchableText.tokens("今天去海邊", purpose: .document) == ["今天", "天去", "去海", "海边", "边"],
+                "pairs, the run's last character, folded to one script")
+        #expect(SearchableText.tokens("今天去海邊", purpose: .query) == ["今天", "天去", "去海", "海边"])
+        #expect(SearchableText.tokens("海", purpose: .query) == ["海"])
+        #expect(SearchableText.tokens("Coffee，開心! Café ＡＢＣ", purpose: .document) == ["coffee", "开心", "心", "cafe", "abc"])
+        #expect(SearchableText.tokens("iPhone15 和 2026", purpose: .document) == ["iphone15", "和", "2026"])
         #expect(SearchableText.pieces(of: "ＡＢＣ海") == [.word("abc"), .cjk("海")], "full width folds")
+    }
+
+    @Test func chineseFoldsToOneScript() {
+        #expect(ChineseFolding.fold("開心發髮臺灣") == "开心发发台湾")
+        #expect(ChineseFolding.fold("开心 coffee") == "开心 coffee", "simplified and Latin stay as they are")
+        #expect(ChineseFolding.fold(ChineseFolding.fold("體驗")) == ChineseFolding.fold("體驗"), "folding twice changes nothing")
+    }
+
+    @Test func brokenTextCutsWithoutCrashing() {
+        var bytes: [UInt8] = [0xE6, 0xB5, 0x41, 0xFF, 0xE6, 0xB5, 0xB7, 0xE9, 0x82]
+        var tokens: [String] = []
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            SearchableText.tokenize(UnsafeBufferPointer(buffer), purpose: .document) { token, start, end in
+                #expect(start < end && end <= 9)
+                tokens.append(String(decoding: token, as: UTF8.self))
+                return true
+            }
+        }
+        #expect(tokens == ["a", "海"])
     }
 
     @Test func tagNamesFold() {
