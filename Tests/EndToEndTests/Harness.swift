@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 import Testing
 
@@ -154,6 +155,12 @@ final class Sandbox: @unchecked Sendable {
             }
         }
         return lines.sorted().joined(separator: "\n")
+    }
+
+    /// The full-text index agrees with the entries (checked in-process: the index's
+    /// tokenizer lives in DiaryKit, so the sqlite3 shell cannot read it).
+    func searchIndexIsConsistent() throws -> Bool {
+        try DiaryStore.open(DiaryPaths(homeFlag: home.path, environment: [:])).searchIndexIsConsistent()
     }
 
     /// Rows of a query, run by the sqlite3 command-line shell.

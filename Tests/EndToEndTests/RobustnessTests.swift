@@ -44,6 +44,7 @@ struct RobustnessTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(try sandbox.sql("PRAGMA integrity_check") == "ok")
+            #expect(try sandbox.searchIndexIsConsistent(), "the index is never half written")
             #expect(try sandbox.sql("SELECT id, text FROM message ORDER BY seq") == messagesBefore, "the chat is intact")
             let status = try sandbox.sql("SELECT status FROM entry")
             statuses.insert(status)
@@ -56,6 +57,7 @@ struct RobustnessTests {
         // Whatever happened, a later save finishes the page and the index agrees with the data.
         let finished = try sandbox.run("diary-save", [try sandbox.sql("SELECT id FROM entry")])
         #expect(finished.status == 0, "\(finished.stderr)")
-        #expect(try sandbox.run("diary-find", ["焦慮"]).status == 0)
+        #expect(try sandbox.run("diary-find", ["焦慮", "--json"]).lines.count == 1)
+        #expect(try sandbox.searchIndexIsConsistent())
     }
 }
