@@ -5,20 +5,17 @@ import GRDB
 ///
 /// WAL lets a chat in one terminal and a search in another run at once; writes take an
 /// immediate transaction and wait (busy timeout) instead of failing when another process
-/// holds the lock.
+/// holds the lock. Each command is one short process doing one thing at a time, so it
+/// holds a single connection: opening a pool of them cost more than most searches.
 public final class DiaryStore: Sendable {
     public let paths: DiaryPaths
-    let pool: DatabasePool
+    let database: DatabaseQueue
     /// This device's stable id, made the first time the database is opened.
     public let deviceId: String
 
     /// Opens (creating and migrating if needed) the diary under `paths.home`.
     public static func open(_ paths: DiaryPaths, busyTimeout: TimeInterval = 15) throws -> DiaryStore {
-        do {
-            try FileManager.default.createDirectory(at: paths.home, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.cannotCreateHome(paths.home.path)
-        }
+        try createHome(paths.home)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
@@ -28,25 +25,43 @@ public final class DiaryStore: Sendable {
             db.add(tokenizer: SearchTokenizer.self)
         }
         return try translatingErrors {
-            let pool = try DatabasePool(path: paths.database.path, configuration: configuration)
-            try Schema.migrate(pool, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
+            let database = try DatabaseQueue(path: paths.database.path, configuration: configuration)
+            try database.writeWithoutTransaction { db in
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                }
+            }
+            try Schema.migrate(database, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
             // Read first: a search should not take the write lock just to learn the device id.
-            let known = try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") }
-            let device = try known ?? pool.write { db in try Schema.deviceId(db) }
-            return DiaryStore(paths: paths, pool: pool, deviceId: device)
+            let known = try database.read { db in try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") }
+            let device = try known ?? database.write { db in try Schema.deviceId(db) }
+            return DiaryStore(paths: paths, database: database, deviceId: device)
         }
     }
 
-    private init(paths: DiaryPaths, pool: DatabasePool, deviceId: String) {
+    private init(paths: DiaryPaths, database: DatabaseQueue, deviceId: String) {
         self.paths = paths
-        self.pool = pool
+        self.database = database
         self.deviceId = deviceId
+    }
+
+    // mkdir(2) directly: FileManager also looks up the folder's owner and group names,
+    // which reads the user and group databases on every start.
+    private static func createHome(_ home: URL) throws {
+        let path = home.standardizedFileURL.path
+        func make() -> Bool { mkdir(path, 0o700) == 0 || errno == EEXIST }
+        if make() { return }
+        if errno == ENOENT, path != "/" {
+            try createHome(home.deletingLastPathComponent())
+            if make() { return }
+        }
+        throw StoreError.cannotCreateHome(home.path)
     }
 
     /// Runs `body` in one immediate write transaction.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors {
-            try pool.writeWithoutTransaction { db in
+            try database.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)
@@ -59,7 +74,7 @@ public final class DiaryStore: Sendable {
 
     /// Runs `body` on a snapshot.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try DiaryStore.translatingErrors { try pool.read(body) }
+        try DiaryStore.translatingErrors { try database.read(body) }
     }
 
     /// Checks the file's structure (`PRAGMA integrity_check`); true when sound.
@@ -128,9 +143,9 @@ enum Schema {
 
     /// Refuses a database from a newer version; migrates under a file lock so two processes
     /// opening a new diary at once do not both try to create it.
-    static func migrate(_ pool: DatabasePool, lockFile: URL) throws {
+    static func migrate(_ database: DatabaseQueue, lockFile: URL) throws {
         let migrator = migrator
-        let state = try pool.read { db in
+        let state = try database.read { db in
             (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
         }
         if state.superseded { throw StoreError.newerVersion }
@@ -138,7 +153,7 @@ enum Schema {
         let descriptor = Foundation.open(lockFile.path, O_CREAT | O_RDWR, 0o600)
         defer { if descriptor >= 0 { close(descriptor) } }
         if descriptor >= 0 { flock(descriptor, LOCK_EX) }
-        try migrator.migrate(pool)
+        try migrator.migrate(database)
     }
 
     static func deviceId(_ db: Database) throws -> String {

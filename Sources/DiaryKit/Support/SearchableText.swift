@@ -44,10 +44,9 @@ public enum SearchableText {
 
     /// Cuts a String into tokens (for tests and tools; the index calls the buffer form).
     public static func tokens(_ text: String, purpose: Purpose) -> [String] {
-        var utf8 = Array(text.utf8)
         var tokens: [String] = []
-        utf8.withUnsafeMutableBufferPointer { buffer in
-            tokenize(UnsafeBufferPointer(buffer), purpose: purpose) { token, _, _ in
+        _ = Array(text.utf8).withUnsafeBufferPointer { buffer in
+            tokenize(buffer, purpose: purpose) { token, _, _ in
                 tokens.append(String(decoding: token, as: UTF8.self))
                 return true
             }
