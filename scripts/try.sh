@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release >&2
-bin="$(swift build -c release --show-bin-path)"
+swift build -c release --static-swift-stdlib >&2
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 export PATH="$bin:$PATH"
 export DIARY_HOME="${DIARY_HOME:-$(mktemp -d)/diary}"
 work="$(mktemp -d)"

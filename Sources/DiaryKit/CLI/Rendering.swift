@@ -155,7 +155,7 @@ enum Rendering {
         lines.append(weekdays.map { pad($0, columns: 2) }.joined().trimmingTrailingSpaces())
         var row = String(repeating: " ", count: cell * month.firstWeekday)
         for (index, day) in month.days.enumerated() {
-            let text = String(format: "%2d", index + 1) + (day.count > 0 ? "(\(day.count))" : "")
+            let text = (index < 9 ? " " : "") + "\(index + 1)" + (day.count > 0 ? "(\(day.count))" : "")
             row += pad(text, columns: text.count)
             if (month.firstWeekday + index) % 7 == 6 {
                 lines.append(row.trimmingTrailingSpaces())

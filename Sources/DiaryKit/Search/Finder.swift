@@ -108,7 +108,7 @@ public struct Finder: Sendable {
             let parts = calendar.dateComponents([.year, .month], from: today)
             (year, month) = (parts.year!, parts.month!)
         }
-        let range = try dayRange(String(format: "%04d-%02d", year, month))
+        let range = try dayRange(String(Timestamps.day(year, month, 1).dropLast(3)))
         var request = request
         request.on = nil
         request.from = range.first
@@ -118,7 +118,7 @@ public struct Finder: Sendable {
         let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
         let length = calendar.range(of: .day, in: .month, for: first)!.count
         let days = (1...length).map { day -> DayCount in
-            let name = String(format: "%04d-%02d-%02d", year, month, day)
+            let name = Timestamps.day(year, month, day)
             return DayCount(day: name, count: byDay[name] ?? 0)
         }
         // Calendar weekdays run 1 = Sunday … 7 = Saturday.
@@ -163,10 +163,10 @@ public struct Finder: Sendable {
         let calendar = Timestamps.calendar(zone)
         let parts = calendar.dateComponents([.year, .month, .day], from: today)
         let (year, month, day) = (parts.year!, parts.month!, parts.day!)
-        filter.monthDays = [String(format: "%02d-%02d", month, day)]
+        filter.monthDays = [String(Timestamps.day(year, month, day).dropFirst(5))]
         let leap = DateComponents(year: year, month: 2, day: 29).isValidDate(in: calendar)
         if month == 2 && day == 28 && !leap { filter.monthDays.append("02-29") }
-        let lastYear = String(format: "%04d-12-31", year - 1)
+        let lastYear = Timestamps.day(year - 1, 12, 31)
         filter.toDay = min(filter.toDay ?? lastYear, lastYear)
     }
 
@@ -213,17 +213,17 @@ public struct Finder: Sendable {
         }
         if let match = word.wholeMatch(of: /(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?/) {
             let year = Int(match.1)!
-            guard let monthText = match.2 else { return (String(format: "%04d-01-01", year), String(format: "%04d-12-31", year)) }
+            guard let monthText = match.2 else { return (Timestamps.day(year, 1, 1), Timestamps.day(year, 12, 31)) }
             let month = Int(monthText)!
             guard (1...12).contains(month) else { throw SearchError.badDate(text) }
             guard let dayText = match.3 else {
                 let days = calendar.range(of: .day, in: .month,
                                           for: calendar.date(from: DateComponents(year: year, month: month, day: 1))!)!.count
-                return (String(format: "%04d-%02d-01", year, month), String(format: "%04d-%02d-%02d", year, month, days))
+                return (Timestamps.day(year, month, 1), Timestamps.day(year, month, days))
             }
             let day = Int(dayText)!
             guard DateComponents(year: year, month: month, day: day).isValidDate(in: calendar) else { throw SearchError.badDate(text) }
-            let formatted = String(format: "%04d-%02d-%02d", year, month, day)
+            let formatted = Timestamps.day(year, month, day)
             return (formatted, formatted)
         }
         throw SearchError.badDate(text)

@@ -4,25 +4,60 @@ import Foundation
 public enum Timestamps {
     /// `2026-11-21T17:40:03+08:00` for the moment in the zone.
     public static func rfc3339(_ date: Date, zone: TimeZone) -> String {
-        let parts = calendar(zone).dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let offset = zone.secondsFromGMT(for: date)
-        let sign = offset < 0 ? "-" : "+"
-        let magnitude = abs(offset) / 60
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d",
-                      parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!,
-                      sign, magnitude / 60, magnitude % 60)
+        let time = CivilTime(date, zone: zone)
+        let magnitude = abs(time.offsetSeconds) / 60
+        return "\(time.day)T\(pad(time.hour)):\(pad(time.minute)):\(pad(time.second))"
+            + "\(time.offsetSeconds < 0 ? "-" : "+")\(pad(magnitude / 60)):\(pad(magnitude % 60))"
     }
 
     /// `2026-11-21`: the day the moment falls on in the zone.
     public static func localDate(_ date: Date, zone: TimeZone) -> String {
-        let parts = calendar(zone).dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        CivilTime(date, zone: zone).day
     }
 
     /// `2026-11-21 17:40` for people to read.
     public static func readable(_ date: Date, zone: TimeZone) -> String {
-        let parts = calendar(zone).dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!)
+        let time = CivilTime(date, zone: zone)
+        return "\(time.day) \(pad(time.hour)):\(pad(time.minute))"
+    }
+
+    /// `YYYY-MM-DD` for a calendar day.
+    public static func day(_ year: Int, _ month: Int, _ day: Int) -> String {
+        let digits = String(year)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "-\(pad(month))-\(pad(day))"
+    }
+
+    /// Two digits, zero-padded (String(format:) is locale-aware and slow at start-up).
+    static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// The wall-clock reading of a moment in a zone, by arithmetic on the zone's offset:
+    /// printing many times this way costs no calendar objects.
+    struct CivilTime {
+        let year: Int, month: Int, dayOfMonth: Int, hour: Int, minute: Int, second: Int, offsetSeconds: Int
+
+        init(_ date: Date, zone: TimeZone) {
+            offsetSeconds = zone.secondsFromGMT(for: date)
+            let local = Int((date.timeIntervalSince1970).rounded(.down)) + offsetSeconds
+            let (days, secondOfDay) = local.quotientAndRemainder(dividingBy: 86_400)
+            let (dayNumber, seconds) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+            hour = seconds / 3600
+            minute = seconds % 3600 / 60
+            second = seconds % 60
+            // Days since 1970-01-01 to a Gregorian date, counting in 400-year cycles of
+            // 146,097 days that start on 1 March (so leap days fall at the end of a year).
+            let shifted = dayNumber + 719_468
+            let cycle = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+            let dayOfCycle = shifted - cycle * 146_097
+            let yearOfCycle = (dayOfCycle - dayOfCycle / 1460 + dayOfCycle / 36_524 - dayOfCycle / 146_096) / 365
+            let dayOfYear = dayOfCycle - (365 * yearOfCycle + yearOfCycle / 4 - yearOfCycle / 100)
+            let marchMonth = (5 * dayOfYear + 2) / 153
+            dayOfMonth = dayOfYear - (153 * marchMonth + 2) / 5 + 1
+            month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
+            year = yearOfCycle + cycle * 400 + (month <= 2 ? 1 : 0)
+        }
+
+        /// `YYYY-MM-DD`.
+        var day: String { Timestamps.day(year, month, dayOfMonth) }
     }
 
     /// The hour of day (0–23) in the zone.

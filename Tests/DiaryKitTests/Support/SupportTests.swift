@@ -202,6 +202,27 @@ import Testing
         #expect(TagName.normalize("   ") == nil)
     }
 
+    @Test func wallClockArithmeticAgreesWithTheCalendar() {
+        // Every 7 days and 13 hours over 1960–2101, in zones east, west and at odd offsets.
+        for name in ["Asia/Taipei", "America/Los_Angeles", "Asia/Kathmandu", "Pacific/Kiritimati", "UTC"] {
+            let zone = TimeZone(identifier: name)!
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            var seconds = -315_619_200.0
+            while seconds < 4_133_980_800 {
+                let date = Date(timeIntervalSince1970: seconds)
+                let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+                let time = Timestamps.CivilTime(date, zone: zone)
+                let computed: [Int] = [time.year, time.month, time.dayOfMonth, time.hour, time.minute, time.second]
+                let expected: [Int] = [parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!]
+                #expect(computed == expected, "\(name) \(date)")
+                seconds += 7 * 86_400 + 13 * 3600 + 17
+            }
+        }
+        #expect(Timestamps.localDate(moment("2024-02-29 23:59"), zone: TimeZone(identifier: "Asia/Taipei")!) == "2024-02-29")
+        #expect(Timestamps.day(999, 1, 2) == "0999-01-02")
+    }
+
     @Test func timesCarryTheirOffset() {
         let date = moment("2026-11-21 17:40")
         #expect(Timestamps.rfc3339(date, zone: TimeZone(identifier: "Asia/Taipei")!) == "2026-11-21T17:40:00+08:00")
