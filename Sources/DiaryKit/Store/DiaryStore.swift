@@ -21,19 +21,19 @@ public final class DiaryStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "diary"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
             db.add(tokenizer: SearchTokenizer.self)
         }
         return try translatingErrors {
             let database = try DatabaseQueue(path: paths.database.path, configuration: configuration)
             try database.writeWithoutTransaction { db in
-                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
-                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if try String.fetchOne(db.cachedStatement(sql: "PRAGMA journal_mode")) != "wal" {
+                    try db.cachedStatement(sql: "PRAGMA journal_mode = WAL").execute()
                 }
             }
             try Schema.migrate(database, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
             // Read first: a search should not take the write lock just to learn the device id.
-            let known = try database.read { db in try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") }
+            let known = try database.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) }
             let device = try known ?? database.write { db in try Schema.deviceId(db) }
             return DiaryStore(paths: paths, database: database, deviceId: device)
         }
@@ -79,7 +79,7 @@ public final class DiaryStore: Sendable {
 
     /// Checks the file's structure (`PRAGMA integrity_check`); true when sound.
     public func integrityCheck() throws -> Bool {
-        try read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok" }
+        try read { db in try String.fetchOne(db.cachedStatement(sql: "PRAGMA integrity_check")) == "ok" }
     }
 
     /// Checks the full-text index: FTS5's own integrity check, and exactly one row for every
@@ -87,12 +87,12 @@ public final class DiaryStore: Sendable {
     public func searchIndexIsConsistent() throws -> Bool {
         // FTS5 runs its check as an insert, so this takes the write lock for a moment.
         try write { db in
-            try db.execute(sql: "INSERT INTO entry_fts(entry_fts, rank) VALUES ('integrity-check', 1)")
-            return try Bool.fetchOne(db, sql: """
+            try db.cachedStatement(sql: "INSERT INTO entry_fts(entry_fts, rank) VALUES ('integrity-check', 1)").execute()
+            return try Bool.fetchOne(db.cachedStatement(sql: """
                 SELECT (SELECT count(*) FROM entry_fts) = (SELECT count(*) FROM entry WHERE deleted_at IS NULL)
                    AND NOT EXISTS (SELECT 1 FROM entry e WHERE e.deleted_at IS NULL
                                    AND NOT EXISTS (SELECT 1 FROM entry_fts f WHERE f.rowid = e.moment_key))
-                """) ?? false
+                """)) ?? false
         }
     }
 
@@ -109,21 +109,19 @@ public final class DiaryStore: Sendable {
 
     /// Stamps one change: the next hybrid clock reading, recorded for the device.
     func tick(_ db: Database) throws -> String {
-        let last = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'hlc'").flatMap(HybridTimestamp.init)
+        let last = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'hlc'")).flatMap(HybridTimestamp.init)
         let next = HybridTimestamp.next(after: last, now: Date(), device: deviceId)
-        try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                       arguments: [next.description])
+        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").execute(arguments: [next.description])
         return next.description
     }
 
     /// Queues a row for sync in the transaction that changed it; a newer change to the same
     /// row replaces an untried older one, so the queue holds one mutation per row.
     func enqueue(_ db: Database, table: String, rowId: String, op: String = "upsert", hlc: String) throws {
-        try db.execute(sql: "DELETE FROM outbox WHERE table_name = ? AND row_id = ? AND attempts = 0",
-                       arguments: [table, rowId])
-        try db.execute(sql: """
+        try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = ? AND row_id = ? AND attempts = 0").execute(arguments: [table, rowId])
+        try db.cachedStatement(sql: """
             INSERT INTO outbox(table_name, row_id, op, hlc, created_at) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [table, rowId, op, hlc, Timestamps.millis(Date())])
+            """).execute(arguments: [table, rowId, op, hlc, Timestamps.millis(Date())])
     }
 }
 
@@ -157,23 +155,25 @@ enum Schema {
     }
 
     static func deviceId(_ db: Database) throws -> String {
-        if let id = try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'device_id'") { return id }
+        if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) { return id }
         let id = UUIDv7.make()
-        try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)", arguments: [id])
+        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)").execute(arguments: [id])
         return id
     }
 
     // Entries are keyed by their moment so that time order is the table's own order and the
     // full-text rowid. The index is rebuilt with the bigram tokenizer over the original text
-    // (it used to hold pre-cut words), so snippets quote what the person wrote.
+    // (it used to hold pre-cut words), so snippets quote what the person wrote. Entry rows
+    // are large (note, analysis, page); the partial indexes over live entries let counts,
+    // the calendar and this-day-in-history read a few small pages instead of every row.
     static func v3(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE entry RENAME COLUMN seq TO moment_key")
+        try db.cachedStatement(sql: "ALTER TABLE entry RENAME COLUMN seq TO moment_key").execute()
         // Old keys are small counters; moving them far below any moment keeps the two apart.
-        try db.execute(sql: "UPDATE entry SET moment_key = moment_key - 4611686018427387904")
-        let rows = try Row.fetchAll(db, sql: "SELECT id, occurred_at FROM entry ORDER BY occurred_at, id")
+        try db.cachedStatement(sql: "UPDATE entry SET moment_key = moment_key - 4611686018427387904").execute()
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, occurred_at FROM entry ORDER BY occurred_at, id"))
         for row in rows {
             let key = try MomentKey.next(db, occurredAt: row["occurred_at"])
-            try db.execute(sql: "UPDATE entry SET moment_key = ? WHERE id = ?", arguments: [key, row["id"] as String])
+            try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, row["id"] as String])
         }
         try db.execute(sql: """
             DROP TABLE entry_fts;
@@ -182,9 +182,11 @@ enum Schema {
                 tokenize = 'diary_bigram'
             );
             DROP INDEX entry_by_occurred;
+            DROP INDEX entry_by_local_date;
             CREATE INDEX entry_by_created ON entry(created_at);
             CREATE INDEX entry_by_updated ON entry(updated_at);
-            CREATE INDEX entry_by_month_day ON entry(substr(local_date, 6));
+            CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL;
+            CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL;
             """)
         for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
     }

@@ -58,11 +58,11 @@ extension DiaryStore {
                 let occurred = Timestamps.millis(imported.occurredAt)
                 let saved = imported.title != nil && imported.summary != nil
                 let status = saved ? EntryStatus.saved : (imported.messages.isEmpty ? .draft : .chatting)
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO entry(moment_key, id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
                                       local_date, note, analysis, persona, provider, title, summary, summarized_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, status.rawValue,
+                    """).execute(arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, status.rawValue,
                                      occurred, now, occurred, imported.timeZone.identifier,
                                      Timestamps.localDate(imported.occurredAt, zone: imported.timeZone),
                                      imported.note, imported.analysis, imported.persona, imported.provider,
@@ -70,10 +70,10 @@ extension DiaryStore {
                 try enqueue(db, table: "entry", rowId: id, hlc: hlc)
                 for line in imported.messages {
                     let messageId = UUIDv7.make()
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [messageId, id, deviceId, hlc, line.author.rawValue, imported.persona,
+                        """).execute(arguments: [messageId, id, deviceId, hlc, line.author.rawValue, imported.persona,
                                          line.author == .companion ? imported.provider : nil, line.text,
                                          Timestamps.millis(line.createdAt)])
                     try enqueue(db, table: "message", rowId: messageId, hlc: hlc)

@@ -25,12 +25,17 @@ extension DiaryStore {
     public func count(_ filter: EntryFilter) throws -> Int {
         try read { db in
             guard let tags = try TagIds(db, filter) else { return 0 }
+            // The index holds exactly the live entries (every write and delete keeps it so),
+            // so words alone are counted without reading a single entry row.
+            if let match = filter.match, filter.isWordsOnly {
+                return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry_fts WHERE entry_fts MATCH ?"), arguments: [match]) ?? 0
+            }
             var conditions = Conditions()
             conditions.add(filter, tags, ftsBounds: false)
             if let match = filter.match {
                 conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
             }
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)",
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)"),
                                     arguments: conditions.arguments) ?? 0
         }
     }
@@ -44,22 +49,22 @@ extension DiaryStore {
             if let match = filter.match {
                 conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
             }
-            return try Row.fetchAll(db, sql: """
+            return try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT e.local_date, count(*) AS n FROM entry e WHERE \(conditions.sql)
                 GROUP BY e.local_date ORDER BY e.local_date
-                """, arguments: conditions.arguments).map { DayCount(day: $0["local_date"], count: $0["n"]) }
+                """), arguments: conditions.arguments).map { DayCount(day: $0["local_date"], count: $0["n"]) }
         }
     }
 
     /// True when the diary holds no entry at all.
     public func isEmpty() throws -> Bool {
-        try read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM entry WHERE deleted_at IS NULL)") ?? true }
+        try read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT NOT EXISTS (SELECT 1 FROM entry WHERE deleted_at IS NULL)")) ?? true }
     }
 
     /// The number of live entries that carry a tag (kept on write, so this is one row).
     public func entryCount(tag: String) throws -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: "SELECT entry_count FROM tag WHERE name = ? AND deleted_at IS NULL", arguments: [tag]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT entry_count FROM tag WHERE name = ? AND deleted_at IS NULL"), arguments: [tag]) ?? 0
         }
     }
 
@@ -135,9 +140,9 @@ extension DiaryStore {
     }
 
     private static func snippet(_ db: Database, match: String, momentKey: Int64) throws -> String? {
-        try String.fetchOne(db, sql: """
+        try String.fetchOne(db.cachedStatement(sql: """
             SELECT snippet(entry_fts, -1, char(2), char(3), '…', 16) FROM entry_fts WHERE entry_fts MATCH ? AND rowid = ?
-            """, arguments: [match, momentKey])
+            """), arguments: [match, momentKey])
     }
 
     private static func orderBy(_ order: EntryOrder) -> String {
@@ -190,7 +195,7 @@ extension DiaryStore {
 
         init?(_ db: Database, _ filter: EntryFilter) throws {
             func ids(_ names: [String]) throws -> [String] {
-                try names.compactMap { try String.fetchOne(db, sql: "SELECT id FROM tag WHERE name = ?", arguments: [$0]) }
+                try names.compactMap { try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [$0]) }
             }
             let required = Array(Set(filter.allTags))
             all = try ids(required)
@@ -252,6 +257,14 @@ extension DiaryStore {
     }
 }
 
+extension EntryFilter {
+    /// True when nothing but words narrows the filter.
+    var isWordsOnly: Bool {
+        allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil
+            && monthDays.isEmpty && statuses.isEmpty
+    }
+}
+
 /// The order key of an entry: the milliseconds of its moment times 4096, plus a tie-break
 /// for entries of the same millisecond. Unique, so it can be the full-text rowid.
 enum MomentKey {
@@ -263,12 +276,12 @@ enum MomentKey {
     /// A free key for a new entry of this moment.
     static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
         var key = lowest(at: millis)
-        if let last = try Int64.fetchOne(db, sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?",
+        if let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
                                          arguments: [key, key + slots]) {
             key = last + 1
         }
         // More than 4096 entries in one millisecond spill into the next; still unique.
-        while try Bool.fetchOne(db, sql: "SELECT 1 FROM entry WHERE moment_key = ?", arguments: [key]) == true { key += 1 }
+        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE moment_key = ?"), arguments: [key]) == true { key += 1 }
         return key
     }
 

@@ -10,7 +10,7 @@ extension DiaryStore {
         }
         // A range on the unique index: ids hold only [0-9a-f-], all of which sort below '~'.
         let ids = try read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM entry WHERE id >= ? AND id < ? AND deleted_at IS NULL LIMIT 2",
+            try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM entry WHERE id >= ? AND id < ? AND deleted_at IS NULL LIMIT 2"),
                                 arguments: [prefix, prefix + "~"])
         }
         switch ids.count {
@@ -24,16 +24,16 @@ extension DiaryStore {
     public func latestEntry(in statuses: [EntryStatus]) throws -> String? {
         let marks = Array(repeating: "?", count: statuses.count).joined(separator: ",")
         return try read { db in
-            try String.fetchOne(db, sql: """
+            try String.fetchOne(db.cachedStatement(sql: """
                 SELECT id FROM entry WHERE deleted_at IS NULL AND status IN (\(marks)) ORDER BY updated_at DESC, moment_key DESC LIMIT 1
-                """, arguments: StatementArguments(statuses.map(\.rawValue)))
+                """), arguments: StatementArguments(statuses.map(\.rawValue)))
         }
     }
 
     /// One entry, with its conversation when `includeMessages`.
     public func entry(id: String, includeMessages: Bool = false) throws -> Entry {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "\(Self.entrySelect) WHERE e.id = ? AND e.deleted_at IS NULL", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "\(Self.entrySelect) WHERE e.id = ? AND e.deleted_at IS NULL"), arguments: [id]) else {
                 throw StoreError.entryNotFound(id)
             }
             return try assemble(db, rows: [row], includeMessages: includeMessages)[0]
@@ -48,11 +48,11 @@ extension DiaryStore {
     /// Every tag in use, most recently used first, then most used.
     public func tagUses() throws -> [TagUse] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT name, entry_count, last_used_at FROM tag
                 WHERE deleted_at IS NULL AND entry_count > 0
                 ORDER BY last_used_at DESC, entry_count DESC, name
-                """).map { row in
+                """)).map { row in
                 TagUse(name: row["name"], count: row["entry_count"],
                        lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamps.date(millis:)))
             }
@@ -61,28 +61,28 @@ extension DiaryStore {
 
     /// A stored setting.
     public func setting(_ key: String) throws -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key]) }
+        try read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = ?"), arguments: [key]) }
     }
 
     /// A setting of this device only (consent, one-time notices); never synced.
     public func deviceSetting(_ key: String) throws -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM device_setting WHERE key = ?", arguments: [key]) }
+        try read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"), arguments: [key]) }
     }
 
     /// How many changes wait in the outbox.
     public func pendingChangeCount() throws -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox") ?? 0 }
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM outbox")) ?? 0 }
     }
 
     /// How many pages were written on a local day.
     public func pagesWritten(on day: String) throws -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count FROM usage WHERE day = ? AND kind = 'page'", arguments: [day]) ?? 0 }
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM usage WHERE day = ? AND kind = 'page'"), arguments: [day]) ?? 0 }
     }
 
     /// True when some live entry still points at this media file.
     public func isMediaReferenced(sha256: String) throws -> Bool {
         try read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE sha256 = ? AND deleted_at IS NULL LIMIT 1", arguments: [sha256]) == true
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE sha256 = ? AND deleted_at IS NULL LIMIT 1"), arguments: [sha256]) == true
         }
     }
 
@@ -133,9 +133,9 @@ extension DiaryStore {
         guard !entryIds.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
         var result: [String: [MediaItem]] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT * FROM media WHERE entry_id IN (\(marks)) AND deleted_at IS NULL ORDER BY entry_id, position
-            """, arguments: StatementArguments(entryIds)) {
+            """), arguments: StatementArguments(entryIds)) {
             let item = MediaItem(kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"],
                                  fileExtension: row["ext"], bytes: row["bytes"], width: row["width"], height: row["height"],
                                  durationSeconds: row["duration"],
@@ -149,17 +149,17 @@ extension DiaryStore {
         guard !entryIds.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
         var result: [String: [String]] = [:]
-        for row in try Row.fetchAll(db, sql: """
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT et.entry_id, t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id
             WHERE et.entry_id IN (\(marks)) AND et.deleted_at IS NULL ORDER BY et.entry_id, et.position
-            """, arguments: StatementArguments(entryIds)) {
+            """), arguments: StatementArguments(entryIds)) {
             result[row["entry_id"], default: []].append(row["name"])
         }
         return result
     }
 
     private func messages(_ db: Database, entryId: String) throws -> [Message] {
-        try Row.fetchAll(db, sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY seq",
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY seq"),
                          arguments: [entryId]).map { row in
             Message(id: row["id"], entryId: row["entry_id"], author: Author(rawValue: row["author"]) ?? .person,
                     persona: row["persona"], provider: row["provider"], text: row["text"],

@@ -12,11 +12,11 @@ extension DiaryStore {
         try write { db in
             let hlc = try tick(db)
             let occurred = Timestamps.millis(new.occurredAt)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO entry(moment_key, id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
                                   local_date, note, transcript, context, persona)
                 VALUES (?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, Timestamps.millis(now), Timestamps.millis(now),
+                """).execute(arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, Timestamps.millis(now), Timestamps.millis(now),
                                  occurred, new.timeZone.identifier,
                                  Timestamps.localDate(new.occurredAt, zone: new.timeZone),
                                  new.note, new.transcript, new.context.isEmpty ? nil : ContextCoding.encode(new.context),
@@ -50,15 +50,15 @@ extension DiaryStore {
                               provider: provider, text: text, createdAt: Date())
         return try write { db -> Message? in
             try requireEntry(db, entryId)
-            if onlyFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM message WHERE entry_id = ? AND author = 'companion' LIMIT 1",
+            if onlyFirst, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE entry_id = ? AND author = 'companion' LIMIT 1"),
                                             arguments: [entryId]) == true {
                 return nil
             }
             let hlc = try tick(db)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [message.id, entryId, deviceId, hlc, author.rawValue, persona, provider, text,
+                """).execute(arguments: [message.id, entryId, deviceId, hlc, author.rawValue, persona, provider, text,
                                  Timestamps.millis(message.createdAt)])
             try enqueue(db, table: "message", rowId: message.id, hlc: hlc)
             // A companion answer means the last failure, if any, is behind us.
@@ -113,10 +113,10 @@ extension DiaryStore {
     public func addMedia(entryId: String, item: MediaItem) throws {
         try write { db in
             try requireEntry(db, entryId)
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM media WHERE entry_id = ? AND sha256 = ? AND deleted_at IS NULL",
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE entry_id = ? AND sha256 = ? AND deleted_at IS NULL"),
                                     arguments: [entryId, item.sha256]) != true else { return }
             let hlc = try tick(db)
-            let position = try Int.fetchOne(db, sql: "SELECT coalesce(max(position) + 1, 0) FROM media WHERE entry_id = ?",
+            let position = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM media WHERE entry_id = ?"),
                                             arguments: [entryId]) ?? 0
             let mediaId = UUIDv7.make()
             try insertMedia(db, id: mediaId, entryId: entryId, position: position, item: item, hlc: hlc)
@@ -128,8 +128,7 @@ extension DiaryStore {
     /// Stores a setting of this device only (consent, one-time notices); never synced.
     public func setDeviceSetting(_ key: String, _ value: String) throws {
         try write { db in
-            try db.execute(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                           arguments: [key, value])
+            try db.cachedStatement(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").execute(arguments: [key, value])
         }
     }
 
@@ -153,10 +152,10 @@ extension DiaryStore {
                 status = 'saved', title = ?, summary = ?, persona = ?, provider = ?, summarized_at = ?, last_error = NULL
                 """, [title, summary, persona, provider, now])
             try replaceTags(db, entryId: entryId, names: tags, hlc: hlc, now: now)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO usage(day, kind, count) VALUES (?, 'page', 1)
                 ON CONFLICT(day, kind) DO UPDATE SET count = count + 1
-                """, arguments: [usageDay])
+                """).execute(arguments: [usageDay])
             try Self.reindex(db, entryId: entryId)
         }
     }
@@ -186,32 +185,30 @@ extension DiaryStore {
     /// one that was synced becomes a tombstone so the deletion syncs too.
     public func discard(entryId: String) throws -> [MediaItem] {
         try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT moment_key, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT moment_key, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL"),
                                              arguments: [entryId]) else {
                 throw StoreError.entryNotFound(entryId)
             }
             if row["status"] as String == EntryStatus.saved.rawValue { throw StoreError.alreadySaved }
             let media = try mediaItems(db, entryIds: [entryId])[entryId] ?? []
-            let tagIds = try String.fetchAll(db, sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?", arguments: [entryId])
+            let tagIds = try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"), arguments: [entryId])
             try adjustTagCounts(db, tagIds: tagIds, by: -1)
-            try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [row["moment_key"] as Int64])
+            try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [row["moment_key"] as Int64])
             if (row["user_id"] as String?) == nil {
-                let children = try String.fetchAll(db, sql: """
+                let children = try String.fetchAll(db.cachedStatement(sql: """
                     SELECT id FROM message WHERE entry_id = ?1 UNION ALL SELECT id FROM media WHERE entry_id = ?1
-                    """, arguments: [entryId])
-                try db.execute(sql: "DELETE FROM outbox WHERE row_id = ? OR row_id LIKE ?", arguments: [entryId, entryId + "/%"])
-                for child in children { try db.execute(sql: "DELETE FROM outbox WHERE row_id = ?", arguments: [child]) }
-                try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [entryId])
+                    """), arguments: [entryId])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE row_id = ? OR row_id LIKE ?").execute(arguments: [entryId, entryId + "/%"])
+                for child in children { try db.cachedStatement(sql: "DELETE FROM outbox WHERE row_id = ?").execute(arguments: [child]) }
+                try db.cachedStatement(sql: "DELETE FROM entry WHERE id = ?").execute(arguments: [entryId])
             } else {
                 let hlc = try tick(db)
-                try db.execute(sql: "UPDATE entry SET deleted_at = ?, hlc = ? WHERE id = ?",
-                               arguments: [Timestamps.millis(Date()), hlc, entryId])
-                try db.execute(sql: "UPDATE media SET deleted_at = ?, hlc = ? WHERE entry_id = ?",
-                               arguments: [Timestamps.millis(Date()), hlc, entryId])
+                try db.cachedStatement(sql: "UPDATE entry SET deleted_at = ?, hlc = ? WHERE id = ?").execute(arguments: [Timestamps.millis(Date()), hlc, entryId])
+                try db.cachedStatement(sql: "UPDATE media SET deleted_at = ?, hlc = ? WHERE entry_id = ?").execute(arguments: [Timestamps.millis(Date()), hlc, entryId])
                 try enqueue(db, table: "entry", rowId: entryId, op: "delete", hlc: hlc)
             }
             return try media.filter { item in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL",
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL"),
                                  arguments: [item.sha256]) == 0
             }
         }
@@ -221,26 +218,26 @@ extension DiaryStore {
     public func setSetting(_ key: String, _ value: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
-                """, arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
+                """).execute(arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
             try enqueue(db, table: "setting", rowId: key, hlc: hlc)
         }
     }
 
     private func insertMedia(_ db: Database, id: String, entryId: String, position: Int, item: MediaItem, hlc: String) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
                               width, height, duration, taken_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id, entryId, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
+            """).execute(arguments: [id, entryId, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
                              item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
                              item.takenAt.map(Timestamps.millis)])
     }
 
     private func requireEntry(_ db: Database, _ entryId: String) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM entry WHERE id = ? AND deleted_at IS NULL", arguments: [entryId]) == true else {
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE id = ? AND deleted_at IS NULL"), arguments: [entryId]) == true else {
             throw StoreError.entryNotFound(entryId)
         }
     }
@@ -249,72 +246,71 @@ extension DiaryStore {
                        _ values: [(any DatabaseValueConvertible)?] = []) throws {
         var arguments = StatementArguments(values)
         arguments += [Timestamps.millis(Date()), hlc, entryId]
-        try db.execute(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ? WHERE id = ?", arguments: arguments)
+        try db.cachedStatement(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ? WHERE id = ?").execute(arguments: arguments)
         try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
     }
 
     func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
         var tagIds: [String] = []
         for name in names {
-            if let id = try String.fetchOne(db, sql: "SELECT id FROM tag WHERE name = ?", arguments: [name]) {
+            if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [name]) {
                 tagIds.append(id)
             } else {
                 let id = UUIDv7.make()
-                try db.execute(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [id, name, deviceId, hlc, now])
+                try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)").execute(arguments: [id, name, deviceId, hlc, now])
                 try enqueue(db, table: "tag", rowId: id, hlc: hlc)
                 tagIds.append(id)
             }
         }
-        let previous = Set(try String.fetchAll(db, sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?", arguments: [entryId]))
+        let previous = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"), arguments: [entryId]))
         let removed = previous.subtracting(tagIds)
         let added = tagIds.filter { !previous.contains($0) }
         for tagId in removed {
-            try db.execute(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?", arguments: [entryId, tagId])
+            try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
             try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: hlc)
         }
         try adjustTagCounts(db, tagIds: Array(removed), by: -1)
         try adjustTagCounts(db, tagIds: added, by: 1)
         for (position, tagId) in tagIds.enumerated() {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, hlc = excluded.hlc
-                """, arguments: [entryId, tagId, position, deviceId, hlc, now])
+                """).execute(arguments: [entryId, tagId, position, deviceId, hlc, now])
             try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: hlc)
         }
         if !tagIds.isEmpty {
             let marks = Array(repeating: "?", count: tagIds.count).joined(separator: ",")
             var arguments: StatementArguments = [now]
             arguments += StatementArguments(tagIds)
-            try db.execute(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id IN (\(marks))", arguments: arguments)
+            try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id IN (\(marks))").execute(arguments: arguments)
         }
     }
 
     // Counts are kept up to date here so that listing tag tiles never groups every row.
     private func adjustTagCounts(_ db: Database, tagIds: [String], by delta: Int) throws {
         for tagId in tagIds {
-            try db.execute(sql: "UPDATE tag SET entry_count = max(0, entry_count + ?) WHERE id = ?", arguments: [delta, tagId])
+            try db.cachedStatement(sql: "UPDATE tag SET entry_count = max(0, entry_count + ?) WHERE id = ?").execute(arguments: [delta, tagId])
         }
     }
 
     /// Rebuilds the entry's full-text row from its current content (the tokenizer cuts it).
     static func reindex(_ db: Database, entryId: String) throws {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT moment_key, title, summary, note, transcript, analysis FROM entry WHERE id = ?
-            """, arguments: [entryId]) else { return }
-        let tags = try String.fetchAll(db, sql: """
+            """), arguments: [entryId]) else { return }
+        let tags = try String.fetchAll(db.cachedStatement(sql: """
             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
-            """, arguments: [entryId]).joined(separator: " ")
+            """), arguments: [entryId]).joined(separator: " ")
         func chat(_ author: Author) throws -> String {
-            try String.fetchAll(db, sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY seq",
+            try String.fetchAll(db.cachedStatement(sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY seq"),
                                 arguments: [entryId, author.rawValue]).joined(separator: "\n")
         }
         let key: Int64 = row["moment_key"]
-        try db.execute(sql: "DELETE FROM entry_fts WHERE rowid = ?", arguments: [key])
-        try db.execute(sql: """
+        try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
+        try db.cachedStatement(sql: """
             INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [key, row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
+            """).execute(arguments: [key, row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
                              tags, try chat(.person), row["analysis"] ?? "", try chat(.companion)])
     }
 }
