@@ -45,46 +45,79 @@ public struct ImportedEntry: Sendable {
 extension DiaryStore {
     /// Writes many entries in one transaction (saved when they have a title and summary,
     /// else drafts); returns their new ids. Everything the single-step writes keep in step
-    /// (clock, outbox, tag counts, full-text row) is kept here too.
+    /// (clock, outbox, tag counts, full-text row) is kept here too, but from what is in hand:
+    /// the rows are new, so nothing is read back or replaced.
     @discardableResult
     public func importEntries(_ entries: [ImportedEntry]) throws -> [String] {
         try write { db in
             var ids: [String] = []
             ids.reserveCapacity(entries.count)
+            var tagIds: [String: String] = [:]
             let now = Timestamps.millis(Date())
             for imported in entries {
                 let id = UUIDv7.make()
                 let hlc = try tick(db)
                 let occurred = Timestamps.millis(imported.occurredAt)
+                let key = try MomentKey.next(db, occurredAt: occurred)
                 let saved = imported.title != nil && imported.summary != nil
                 let status = saved ? EntryStatus.saved : (imported.messages.isEmpty ? .draft : .chatting)
                 try db.cachedStatement(sql: """
                     INSERT INTO entry(moment_key, id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
                                       local_date, note, analysis, persona, provider, title, summary, summarized_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, status.rawValue,
-                                     occurred, now, occurred, imported.timeZone.identifier,
-                                     Timestamps.localDate(imported.occurredAt, zone: imported.timeZone),
-                                     imported.note, imported.analysis, imported.persona, imported.provider,
-                                     imported.title, imported.summary, saved ? now : nil])
-                try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+                    """).execute(arguments: [key, id, deviceId, hlc, status.rawValue, occurred, now, occurred,
+                                             imported.timeZone.identifier,
+                                             Timestamps.localDate(imported.occurredAt, zone: imported.timeZone),
+                                             imported.note, imported.analysis, imported.persona, imported.provider,
+                                             imported.title, imported.summary, saved ? now : nil])
+                try enqueueNew(db, table: "entry", rowId: id, hlc: hlc)
                 for line in imported.messages {
                     let messageId = UUIDv7.make()
                     try db.cachedStatement(sql: """
                         INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """).execute(arguments: [messageId, id, deviceId, hlc, line.author.rawValue, imported.persona,
-                                         line.author == .companion ? imported.provider : nil, line.text,
-                                         Timestamps.millis(line.createdAt)])
-                    try enqueue(db, table: "message", rowId: messageId, hlc: hlc)
+                                                 line.author == .companion ? imported.provider : nil, line.text,
+                                                 Timestamps.millis(line.createdAt)])
+                    try enqueueNew(db, table: "message", rowId: messageId, hlc: hlc)
                 }
-                var tags: [String] = []
-                for name in imported.tags.compactMap(TagName.normalize) where !tags.contains(name) { tags.append(name) }
-                try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: occurred)
-                try Self.reindex(db, entryId: id)
+                var names: [String] = []
+                for name in imported.tags.compactMap(TagName.normalize) where !names.contains(name) { names.append(name) }
+                for (position, name) in names.enumerated() {
+                    let tagId = try tagIds[name] ?? tagId(db, name: name, hlc: hlc, now: occurred)
+                    tagIds[name] = tagId
+                    try db.cachedStatement(sql: """
+                        UPDATE tag SET entry_count = entry_count + 1, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?
+                        """).execute(arguments: [occurred, tagId])
+                    try db.cachedStatement(sql: """
+                        INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                        """).execute(arguments: [id, tagId, position, deviceId, hlc, occurred])
+                    try enqueueNew(db, table: "entry_tag", rowId: "\(id)/\(tagId)", hlc: hlc)
+                }
+                let chat = { (author: Author) in imported.messages.filter { $0.author == author }.map(\.text).joined(separator: "\n") }
+                try Self.insertSearchRow(db, key: key, SearchRow(
+                    title: imported.title, summary: imported.summary, note: imported.note, transcript: nil,
+                    tags: names.joined(separator: " "), personChat: chat(.person), analysis: imported.analysis,
+                    companionChat: chat(.companion)))
                 ids.append(id)
             }
             return ids
         }
+    }
+
+    /// The id of a tag, made (and queued for sync) if no entry has used the name yet.
+    private func tagId(_ db: Database, name: String, hlc: String, now: Int64) throws -> String {
+        if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [name]) { return id }
+        let id = UUIDv7.make()
+        try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, name, deviceId, hlc, now])
+        try enqueueNew(db, table: "tag", rowId: id, hlc: hlc)
+        return id
+    }
+
+    /// Queues a row that was just made: there can be no older mutation of it to replace.
+    private func enqueueNew(_ db: Database, table: String, rowId: String, hlc: String) throws {
+        try db.cachedStatement(sql: "INSERT INTO outbox(table_name, row_id, op, hlc, created_at) VALUES (?, ?, 'upsert', ?, ?)")
+            .execute(arguments: [table, rowId, hlc, Timestamps.millis(Date())])
     }
 }

@@ -307,11 +307,23 @@ extension DiaryStore {
         }
         let key: Int64 = row["moment_key"]
         try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
+        try insertSearchRow(db, key: key, SearchRow(title: row["title"], summary: row["summary"], note: row["note"],
+                                                    transcript: row["transcript"], tags: tags, personChat: try chat(.person),
+                                                    analysis: row["analysis"], companionChat: try chat(.companion)))
+    }
+
+    /// The text of one entry's full-text row, column by column.
+    struct SearchRow {
+        var title: String?, summary: String?, note: String?, transcript: String?, tags: String
+        var personChat: String, analysis: String?, companionChat: String
+    }
+
+    static func insertSearchRow(_ db: Database, key: Int64, _ row: SearchRow) throws {
         try db.cachedStatement(sql: """
             INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [key, row["title"] ?? "", row["summary"] ?? "", row["note"] ?? "", row["transcript"] ?? "",
-                             tags, try chat(.person), row["analysis"] ?? "", try chat(.companion)])
+            """).execute(arguments: [key, row.title ?? "", row.summary ?? "", row.note ?? "", row.transcript ?? "", row.tags,
+                                     row.personChat, row.analysis ?? "", row.companionChat])
     }
 }
 

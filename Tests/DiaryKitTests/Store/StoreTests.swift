@@ -84,6 +84,34 @@ import Testing
         #expect(try Data(contentsOf: diary.store.paths.database) == before)
     }
 
+    @Test func importedEntriesAreFoundCountedAndQueued() throws {
+        let diary = try TestDiary()
+        let zone = TimeZone(identifier: "Asia/Taipei")!
+        let at = moment("2024-05-01 10:00")
+        let ids = try diary.store.importEntries([
+            ImportedEntry(occurredAt: at, timeZone: zone, note: "去海邊", persona: "warm", provider: "offline", title: "海邊",
+                          summary: "很開心", tags: ["旅行", "＂旅行 ＂", "海邊"],
+                          messages: [.init(author: .person, text: "風很大", createdAt: at),
+                                     .init(author: .companion, text: "要不要喝咖啡？", createdAt: at)]),
+            ImportedEntry(occurredAt: at, timeZone: zone, note: "草稿", persona: "warm", title: nil, summary: nil, tags: [], messages: []),
+        ])
+        #expect(ids.count == 2)
+        let first = try diary.store.entry(id: ids[0], includeMessages: true)
+        #expect(first.status == .saved)
+        #expect(first.tags == ["旅行", "海邊"], "names normalised and kept once")
+        #expect(first.messages?.map(\.author) == [.person, .companion])
+        #expect(try diary.store.entry(id: ids[1]).status == .draft)
+        #expect(try diary.store.tagUses().first { $0.name == "旅行" }?.count == 1)
+        #expect(try diary.store.searchIndexIsConsistent())
+        var filter = EntryFilter()
+        filter.match = Finder.matchExpression("咖啡")
+        #expect(try diary.store.count(filter) == 1, "the companion's words are indexed too")
+        #expect(try diary.store.pendingChangeCount() == 8, "2 entries, 2 messages, 2 tags and 2 tag links wait for sync")
+        let keys = try diary.store.read { db in try Int64.fetchAll(db, sql: "SELECT moment_key FROM entry ORDER BY moment_key") }
+        #expect(keys == [MomentKey.lowest(at: Timestamps.millis(at)), MomentKey.lowest(at: Timestamps.millis(at)) + 1],
+                "two entries of one moment get neighbouring keys")
+    }
+
     @Test func theFullTextRowFollowsEveryChange() throws {
         let diary = try TestDiary()
         let id = try diary.draft("今天去海邊")
