@@ -21,7 +21,11 @@ public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConv
 
     // Fixed widths keep text order equal to clock order, so SQL can compare them as strings.
     public var description: String {
-        String(format: "%015lld.%06d.", wallMillis, counter) + device
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return padded(wallMillis, 15) + "." + padded(Int64(counter), 6) + "." + device
     }
 
     /// The next reading after `last`, never behind the wall clock nor behind `last`.
