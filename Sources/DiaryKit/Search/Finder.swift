@@ -147,13 +147,12 @@ public struct Finder: Sendable {
         if let from = request.from { filter.fromDay = try dayRange(from).first }
         if let to = request.to { filter.toDay = try dayRange(to).last }
         if request.todayInHistory { applyHistory(to: &filter) }
-        let words = request.keywords.map { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } ?? false
-        if words {
+        if let keywords = request.keywords, !keywords.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             // Words with no letters at all (only punctuation) can match nothing.
-            guard let match = Self.matchExpression(request.keywords!) else { return nil }
-            filter.match = match
+            filter.words = Self.words(keywords)
+            if filter.words.isEmpty { return nil }
         }
-        filter.order = request.order ?? (filter.match == nil ? .occurred : .relevance)
+        filter.order = request.order ?? (filter.words.isEmpty ? .occurred : .relevance)
         if let cursor = request.after { filter.after = try Cursor.decode(cursor, order: filter.order) }
         return filter
     }
@@ -182,19 +181,16 @@ public struct Finder: Sendable {
         return FindResult(hits: [], more: false, emptyReason: reason)
     }
 
-    /// The FTS5 expression for a person's words: every piece must match; words and single
-    /// Chinese characters as prefixes, longer Chinese runs as phrases (the tokenizer cuts
-    /// them into pairs). Pieces hold only letters and digits, so quoting them is enough.
-    public static func matchExpression(_ words: String) -> String? {
-        let terms = SearchableText.pieces(of: words).map { piece -> String in
+    /// What a person's words ask for: every piece must match; words and single Chinese
+    /// characters by their beginning, longer Chinese runs exactly (the index cuts them into
+    /// pairs). Punctuation, quotes and operators only separate pieces.
+    public static func words(_ text: String) -> [SearchWord] {
+        SearchableText.pieces(of: text).map { piece in
             switch piece {
-            case let .word(word):
-                return "\"\(word)\"*"
-            case let .cjk(run):
-                return run.unicodeScalars.count == 1 ? "\"\(run)\"*" : "\"\(run)\""
+            case let .word(word): return .prefix(word)
+            case let .cjk(run): return run.unicodeScalars.count == 1 ? .prefix(run) : .phrase(run)
             }
         }
-        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
     }
 
     /// The first and last local day a date word covers.

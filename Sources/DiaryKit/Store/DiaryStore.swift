@@ -187,6 +187,7 @@ enum Schema {
             CREATE INDEX entry_by_updated ON entry(updated_at);
             CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL;
             CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL;
+            CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
             """)
         for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
     }

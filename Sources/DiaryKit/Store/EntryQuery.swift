@@ -9,9 +9,9 @@ extension DiaryStore {
     /// One page of entries matching the filter, in the filter's order.
     public func find(_ filter: EntryFilter) throws -> [EntryHit] {
         try read { db in
-            guard let tags = try TagIds(db, filter) else { return [] }
+            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return [] }
             var hits: [EntryHit] = []
-            for plan in Self.plans(filter) {
+            for plan in Self.plans(filter, match) {
                 if let limit = filter.limit, hits.count >= limit { break }
                 var remaining = filter
                 if let limit = filter.limit { remaining.limit = limit - hits.count }
@@ -24,15 +24,15 @@ extension DiaryStore {
     /// How many entries match the filter (order and paging ignored).
     public func count(_ filter: EntryFilter) throws -> Int {
         try read { db in
-            guard let tags = try TagIds(db, filter) else { return 0 }
+            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return 0 }
             // The index holds exactly the live entries (every write and delete keeps it so),
             // so words alone are counted without reading a single entry row.
-            if let match = filter.match, filter.isWordsOnly {
+            if let match = match.expression, filter.isWordsOnly {
                 return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry_fts WHERE entry_fts MATCH ?"), arguments: [match]) ?? 0
             }
             var conditions = Conditions()
             conditions.add(filter, tags, ftsBounds: false)
-            if let match = filter.match {
+            if let match = match.expression {
                 conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
             }
             return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)"),
@@ -43,10 +43,10 @@ extension DiaryStore {
     /// Entries per local day between two days (inclusive) that match the filter.
     public func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
         try read { db in
-            guard let tags = try TagIds(db, filter) else { return [] }
+            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return [] }
             var conditions = Conditions()
             conditions.add(filter, tags, ftsBounds: false)
-            if let match = filter.match {
+            if let match = match.expression {
                 conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
             }
             return try Row.fetchAll(db.cachedStatement(sql: """
@@ -68,6 +68,43 @@ extension DiaryStore {
         }
     }
 
+    // MARK: - Words
+
+    /// The MATCH expression of the words, if any.
+    private struct Match {
+        var expression: String?
+    }
+
+    /// The person's words as an FTS5 expression; nil when some word occurs nowhere.
+    ///
+    /// A prefix search in FTS5 first gathers every matching document of every matching
+    /// term, which for a common word is slow. So a prefix is looked up in the index's
+    /// vocabulary and, when it stands for few terms, searched as those exact terms; FTS5
+    /// then walks them newest first and stops after one page.
+    private static func match(_ db: Database, _ words: [SearchWord]) throws -> Match? {
+        guard !words.isEmpty else { return Match(expression: nil) }
+        var terms: [String] = []
+        for word in words {
+            switch word {
+            case let .phrase(text):
+                terms.append(quoted(text))
+            case let .prefix(text):
+                guard let folded = SearchableText.tokens(text, purpose: .query).first else { return nil }
+                let known = try String.fetchAll(db.cachedStatement(sql: """
+                    SELECT term FROM entry_vocabulary WHERE term >= ? AND term < ? LIMIT 17
+                    """), arguments: [folded, folded + "\u{10FFFF}"])
+                if known.isEmpty { return nil }
+                terms.append(known.count > 16 ? quoted(folded) + "*" : "(" + known.map(quoted).joined(separator: " OR ") + ")")
+            }
+        }
+        return Match(expression: terms.joined(separator: " AND "))
+    }
+
+    // Words hold only letters and digits (quotes separate words), so quoting is enough.
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     // MARK: - Plans
 
     /// One query of a search: relevance runs the person's words first, then the rest.
@@ -79,8 +116,8 @@ extension DiaryStore {
 
     static let personalColumns = "{title summary note transcript tags person_chat}"
 
-    private static func plans(_ filter: EntryFilter) -> [Plan] {
-        guard let match = filter.match else { return [.list] }
+    private static func plans(_ filter: EntryFilter, _ words: Match) -> [Plan] {
+        guard let match = words.expression else { return [.list] }
         switch filter.order {
         case .relevance:
             let personal = "\(personalColumns) : (\(match))"

@@ -166,8 +166,8 @@ public struct NewEntry: Sendable {
 
 /// What to list: words, tags, local days, statuses, order and where the last page ended.
 public struct EntryFilter: Sendable {
-    /// An FTS5 MATCH expression built by `Search/` from a person's words (never raw input).
-    public var match: String?
+    /// What the person's words must find, every one of them.
+    public var words: [SearchWord] = []
     /// Normalised tag names the entry must all carry.
     public var allTags: [String] = []
     /// Normalised tag names of which the entry must carry at least one.
@@ -187,6 +187,14 @@ public struct EntryFilter: Sendable {
     public var includeMessages = false
 
     public init() {}
+}
+
+/// One word of a search, as `Search/` understood it.
+public enum SearchWord: Sendable, Equatable {
+    /// A word, or a single Chinese character, matched by its beginning.
+    case prefix(String)
+    /// A run of Chinese characters, matched exactly.
+    case phrase(String)
 }
 
 /// How a list of entries is ordered.

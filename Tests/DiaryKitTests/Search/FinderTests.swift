@@ -229,12 +229,23 @@ import Testing
         #expect(try finder(diary).find(request).emptyReason == .noMatch, "punctuation alone matches nothing")
     }
 
-    @Test func queriesAreQuotedTerms() {
-        #expect(Finder.matchExpression("NEAR(\"a\" b)") == "\"near\"* AND \"a\"* AND \"b\"*")
-        #expect(Finder.matchExpression("開心 coffee") == "\"開心\" AND \"coffee\"*")
-        #expect(Finder.matchExpression("去海邊") == "\"去海邊\"")
-        #expect(Finder.matchExpression("海") == "\"海\"*")
-        #expect(Finder.matchExpression("\"*") == nil)
+    @Test func wordsAreDataNotSyntax() {
+        #expect(Finder.words("NEAR(\"a\" b)") == [.prefix("near"), .prefix("a"), .prefix("b")])
+        #expect(Finder.words("開心 coffee") == [.phrase("開心"), .prefix("coffee")])
+        #expect(Finder.words("去海邊") == [.phrase("去海邊")])
+        #expect(Finder.words("海") == [.prefix("海")])
+        #expect(Finder.words("\"*").isEmpty)
+    }
+
+    @Test func prefixesFindEveryWordTheyBegin() throws {
+        let (diary, ids) = try corpus()
+        let many = try diary.page("海一，海二，海三，海四，海五，海六，海七，海八，海九，海十，海甲，海乙，海丙，海丁，海戊，海己，海庚，海辛",
+                                  tags: ["測試"], at: moment("2020-01-01 12:00"))
+        #expect(try find(diary) { $0.keywords = "海" } == [ids["draft"]!, ids["beach"]!, many, ids["tired"]!],
+                "a character that begins many pairs is searched as a prefix")
+        #expect(try find(diary) { $0.keywords = "co" } == [ids["coffee"]!], "a few words: searched as those words")
+        #expect(try find(diary) { $0.keywords = "zebra" }.isEmpty, "a word in no page")
+        #expect(try finder(diary).count({ var request = FindRequest(); request.keywords = "海"; return request }()) == 4)
     }
 
     @Test func tagTilesCountEverything() throws {

@@ -104,7 +104,7 @@ import Testing
         #expect(try diary.store.tagUses().first { $0.name == "旅行" }?.count == 1)
         #expect(try diary.store.searchIndexIsConsistent())
         var filter = EntryFilter()
-        filter.match = Finder.matchExpression("咖啡")
+        filter.words = Finder.words("咖啡")
         #expect(try diary.store.count(filter) == 1, "the companion's words are indexed too")
         #expect(try diary.store.pendingChangeCount() == 8, "2 entries, 2 messages, 2 tags and 2 tag links wait for sync")
         let keys = try diary.store.read { db in try Int64.fetchAll(db, sql: "SELECT moment_key FROM entry ORDER BY moment_key") }
@@ -117,7 +117,7 @@ import Testing
         let id = try diary.draft("今天去海邊")
         func hits(_ words: String) throws -> Int {
             var filter = EntryFilter()
-            filter.match = Finder.matchExpression(words)
+            filter.words = Finder.words(words)
             return try diary.store.count(filter)
         }
         #expect(try hits("海邊") == 1)
