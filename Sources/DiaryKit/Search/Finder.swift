@@ -128,7 +128,7 @@ public struct Finder: Sendable {
 
     /// `全部` and every tag in use, most recent first, with counts.
     public func tagTiles() throws -> (all: Int, tags: [TagUse]) {
-        (try store.count(EntryFilter()), try store.tagUses())
+        (try store.liveEntryCount(), try store.tagUses())
     }
 
     /// The store filter for a request; nil when it can match nothing (words with no letters).

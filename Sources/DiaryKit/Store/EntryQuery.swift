@@ -25,6 +25,9 @@ extension DiaryStore {
     public func count(_ filter: EntryFilter) throws -> Int {
         try read { db in
             guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return 0 }
+            if match.expression == nil && filter.isWordsOnly {
+                return try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0
+            }
             // The index holds exactly the live entries (every write and delete keeps it so),
             // so words alone are counted without reading a single entry row.
             if let match = match.expression, filter.isWordsOnly {
@@ -57,8 +60,11 @@ extension DiaryStore {
     }
 
     /// True when the diary holds no entry at all.
-    public func isEmpty() throws -> Bool {
-        try read { db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT NOT EXISTS (SELECT 1 FROM entry WHERE deleted_at IS NULL)")) ?? true }
+    public func isEmpty() throws -> Bool { try liveEntryCount() == 0 }
+
+    /// How many entries the diary holds (kept by triggers, so this reads one row).
+    public func liveEntryCount() throws -> Int {
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0 }
     }
 
     /// The number of live entries that carry a tag (kept on write, so this is one row).

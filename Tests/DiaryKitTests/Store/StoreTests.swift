@@ -84,6 +84,24 @@ import Testing
         #expect(try Data(contentsOf: diary.store.paths.database) == before)
     }
 
+    @Test func theLiveEntryCountFollowsInsertsDiscardsAndTombstones() throws {
+        let diary = try TestDiary()
+        #expect(try diary.store.isEmpty())
+        let kept = try diary.draft("留下")
+        let dropped = try diary.draft("丟掉")
+        let synced = try diary.draft("同步過")
+        #expect(try diary.store.liveEntryCount() == 3)
+        _ = try diary.store.discard(entryId: dropped)
+        #expect(try diary.store.liveEntryCount() == 2, "a draft that never left the device is deleted")
+        try diary.store.write { db in try db.execute(sql: "UPDATE entry SET user_id = 'u' WHERE id = ?", arguments: [synced]) }
+        _ = try diary.store.discard(entryId: synced)
+        #expect(try diary.store.liveEntryCount() == 1, "a synced one becomes a tombstone")
+        try diary.store.write { db in try db.execute(sql: "UPDATE entry SET deleted_at = NULL WHERE id = ?", arguments: [synced]) }
+        #expect(try diary.store.liveEntryCount() == 2, "a tombstone brought back counts again")
+        #expect(try diary.store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry WHERE deleted_at IS NULL") } == 2)
+        #expect(kept.isEmpty == false)
+    }
+
     @Test func importedEntriesAreFoundCountedAndQueued() throws {
         let diary = try TestDiary()
         let zone = TimeZone(identifier: "Asia/Taipei")!
