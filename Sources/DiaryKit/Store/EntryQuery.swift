@@ -120,7 +120,7 @@ extension DiaryStore {
         case list
     }
 
-    static let personalColumns = "{title summary note transcript tags person_chat}"
+    private static let personalColumns = "{title summary note transcript tags person_chat}"
 
     private static func plans(_ filter: EntryFilter, _ words: Match) -> [Plan] {
         guard let match = words.expression else { return [.list] }
