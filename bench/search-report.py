@@ -41,16 +41,17 @@ def mb(kb):
 
 diary, floor, rg, jrnl, cold = load("diary.json"), load("floor.json"), load("rg.json"), load("jrnl.json"), load("cold.json")
 peak, counts, sizes = tsv("peak.tsv"), tsv("counts.tsv"), tsv("sizes.tsv")
+tables, load = tsv("tables.tsv"), tsv("load.tsv")
 
 # Which floor query answers the same question as each diary-find query, and its matches.
 floor_of = {
     "diary-find 海邊 --limit 20 --json": ("sqlite3 海边 by rowid", "海邊"),
     "diary-find 開心 --limit 20 --json": ("sqlite3 开心 by rowid", "開心"),
     "diary-find coffee --limit 20 --json": ("sqlite3 coffee* by rowid", "coffee"),
-    "diary-find --tag 旅行 --limit 20 --json": ("sqlite3 tag 旅行 (diary.sqlite)", "tag 旅行"),
-    "diary-find --tag 旅行 --from 2020-01 --to 2020-06 --limit 20 --json": ("sqlite3 tag 旅行 + 2020-01..06 (diary.sqlite)", "tag 旅行 2020-01..06"),
+    "diary-find --tag 旅行 --limit 20 --json": ("sqlite3 tag 旅行, newest first (diary.sqlite)", "tag 旅行"),
+    "diary-find --tag 旅行 --from 2020-01 --to 2020-06 --limit 20 --json": ("sqlite3 tag 旅行 + 2020-01..06, newest first (diary.sqlite)", "tag 旅行 2020-01..06"),
     "diary-find 海邊 --tag 旅行 --limit 20 --json": ("sqlite3 海边 + tag 旅行 (floor.sqlite)", "海邊 + tag 旅行"),
-    "diary-find --tags --json": ("sqlite3 tag counts GROUP BY entry_tag (diary.sqlite)", None),
+    "diary-find --tags --json": ("sqlite3 tag counts from tag.entry_count (diary.sqlite)", None),
     "diary-find --calendar 2024-03 --json": ("sqlite3 calendar 2024-03 (diary.sqlite)", None),
     "diary-find --count 海邊": ("sqlite3 count 海边", "海邊"),
 }
@@ -61,6 +62,8 @@ if os.path.exists(os.path.join(out, "fill.txt")):
     fill = found[-1] if found else ""
 
 print(f"### {n:,} entries\n")
+if os.path.exists(os.path.join(out, "version.txt")):
+    print(f"Build: {open(os.path.join(out, 'version.txt')).read().strip()}  ")
 if fill:
     print(f"Bulk load: `{fill}`  ")
 if sizes:
@@ -101,5 +104,9 @@ if cold:
     print()
 elif os.path.exists(os.path.join(out, "cold.txt")):
     print(open(os.path.join(out, "cold.txt")).read().strip() + "\n")
+if tables:
+    print("diary.sqlite by table and index (MB): " + ", ".join(f"{k} {v}" for k, v in tables.items()) + "\n")
+if load:
+    print("Load average (1, 5, 15 min) when each group started: " + "; ".join(f"{k.replace('.json', '')} {v}" for k, v in load.items()) + "\n")
 if counts:
     print("Matches: " + "; ".join(f"{k} {v}" for k, v in counts.items()) + "\n")

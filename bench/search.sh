@@ -4,7 +4,8 @@
 # plain FTS5 copy of the same token stream (the floor), ripgrep over one Markdown file per
 # entry, and jrnl (only up to 10,000 entries: it reads the whole journal every time).
 #
-# Usage: bench/search.sh [N]      (RUNS=30 WARMUP=3 COLD_RUNS=10 JRNL_RUNS=3 override)
+# Usage: bench/search.sh [N]      (RUNS=30 WARMUP=3 COLD_RUNS=10 JRNL_RUNS=3 override;
+#                                  REGEN=1 makes the corpus again, e.g. to time the bulk load)
 #
 # Release build with the Swift runtime linked in (--static-swift-stdlib), as shipped.
 # The corpus is generated once into bench/out/search-N/ (delete the folder to redo it):
@@ -36,9 +37,12 @@ bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 corpus="$(swift build -c release --package-path bench --show-bin-path)/diary-corpus"
 
 out="$root/bench/out/search-$n"
+mkdir -p "$out"
+# What is measured: the commit, and whether Sources/ had uncommitted changes at build time.
+version="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' + uncommitted changes in Sources/')"
+[ "${REGEN:-0}" = 1 ] && rm -f "$out/corpus.done"
 if [ ! -f "$out/corpus.done" ]; then
-    rm -rf "$out"
-    mkdir -p "$out"
+    rm -rf "${out:?}"/*
     echo "generating $n entries into $out" >&2
     "$corpus" "$out/home" "$n" --seed 42 --jrnl "$out/journal.txt" --markdown "$out/md" --floor "$out/floor.sqlite" \
         2> >(tee "$out/fill.txt" >&2)
@@ -73,7 +77,7 @@ linewrap: 79
 tagsymbols: '@'
 template: false
 timeformat: '%F %r'
-version: $("$venv/bin/jrnl" --version | sed -n 's/^jrnl //p')
+version: '$("$venv/bin/jrnl" --version | sed -n 's/^jrnl v\{0,1\}//p')'
 YAML
 fi
 
@@ -106,9 +110,12 @@ floor_cmds=(
     "sqlite3 海边 own words first (tier 0)|$q $floor \"SELECT d.id, d.local_date, d.title FROM f JOIN doc d ON d.rowid = f.rowid WHERE f MATCH '$personal : \\\"海边\\\"' ORDER BY f.rowid DESC LIMIT 20\""
     "sqlite3 开心 by rowid|$q $floor \"SELECT d.id, d.local_date, d.title FROM f JOIN doc d ON d.rowid = f.rowid WHERE f MATCH '\\\"开心\\\"' ORDER BY f.rowid DESC LIMIT 20\""
     "sqlite3 coffee* by rowid|$q $floor \"SELECT d.id, d.local_date, d.title FROM f JOIN doc d ON d.rowid = f.rowid WHERE f MATCH '\\\"coffee\\\"*' ORDER BY f.rowid DESC LIMIT 20\""
-    "sqlite3 tag 旅行 (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM tag t JOIN entry_tag et ON et.tag_id = t.id JOIN entry e ON e.id = et.entry_id WHERE t.name = '旅行' AND e.deleted_at IS NULL ORDER BY e.moment_key DESC LIMIT 20\""
-    "sqlite3 tag 旅行 + 2020-01..06 (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM tag t JOIN entry_tag et ON et.tag_id = t.id JOIN entry e ON e.id = et.entry_id WHERE t.name = '旅行' AND e.deleted_at IS NULL AND e.local_date BETWEEN '2020-01-01' AND '2020-06-30' ORDER BY e.moment_key DESC LIMIT 20\""
-    "sqlite3 海边 + tag 旅行 (floor.sqlite)|$q $floor \"SELECT d.id, d.local_date, d.title FROM f JOIN doc d ON d.rowid = f.rowid WHERE f MATCH '\\\"海边\\\"' AND f.rowid IN (SELECT et.entry_id FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE t.name = '旅行') ORDER BY f.rowid DESC LIMIT 20\""
+    "sqlite3 tag 旅行, newest first (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM entry e WHERE e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = (SELECT id FROM tag WHERE name = '旅行')) ORDER BY e.moment_key DESC LIMIT 20\""
+    "sqlite3 tag 旅行, join as written (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM tag t JOIN entry_tag et ON et.tag_id = t.id JOIN entry e ON e.id = et.entry_id WHERE t.name = '旅行' AND e.deleted_at IS NULL ORDER BY e.moment_key DESC LIMIT 20\""
+    "sqlite3 tag 旅行 + 2020-01..06, newest first (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM entry e WHERE e.deleted_at IS NULL AND e.local_date BETWEEN '2020-01-01' AND '2020-06-30' AND EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = (SELECT id FROM tag WHERE name = '旅行')) ORDER BY e.moment_key DESC LIMIT 20\""
+    "sqlite3 tag 旅行 + 2020-01..06, join as written (diary.sqlite)|$q $db \"SELECT e.id, e.local_date, e.title FROM tag t JOIN entry_tag et ON et.tag_id = t.id JOIN entry e ON e.id = et.entry_id WHERE t.name = '旅行' AND e.deleted_at IS NULL AND e.local_date BETWEEN '2020-01-01' AND '2020-06-30' ORDER BY e.moment_key DESC LIMIT 20\""
+    "sqlite3 tag 旅行, integer keys (floor.sqlite)|$q $floor \"SELECT d.id, d.local_date, d.title FROM entry_tag et JOIN doc d ON d.rowid = et.entry_id WHERE et.tag_id = (SELECT id FROM tag WHERE name = '旅行') ORDER BY et.entry_id DESC LIMIT 20\""
+    "sqlite3 海边 + tag 旅行 (floor.sqlite)|$q $floor \"SELECT d.id, d.local_date, d.title FROM f JOIN doc d ON d.rowid = f.rowid WHERE f MATCH '\\\"海边\\\"' AND EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = f.rowid AND et.tag_id = (SELECT id FROM tag WHERE name = '旅行')) ORDER BY f.rowid DESC LIMIT 20\""
     "sqlite3 tag counts GROUP BY entry_tag (diary.sqlite)|$q $db \"SELECT t.name, count(*) FROM entry_tag et JOIN tag t ON t.id = et.tag_id GROUP BY et.tag_id ORDER BY max(t.last_used_at) DESC\""
     "sqlite3 tag counts from tag.entry_count (diary.sqlite)|$q $db \"SELECT name, entry_count FROM tag WHERE deleted_at IS NULL ORDER BY last_used_at DESC\""
     "sqlite3 calendar 2024-03 (diary.sqlite)|$q $db \"SELECT local_date, count(*) FROM entry WHERE deleted_at IS NULL AND local_date BETWEEN '2024-03-01' AND '2024-03-31' GROUP BY local_date\""
@@ -117,7 +124,7 @@ floor_cmds=(
 )
 rg_cmds=(
     "rg -l 海邊 (all files)|rg -l -F 海邊 $md"
-    "rg -l 海邊 | sort -r | head -20 (newest 20)|bash -c \"rg -l -F 海邊 $md | sort -r | head -20\""
+    "rg -l 海邊, sort -r, head -20 (newest 20)|bash -c \"rg -l -F 海邊 $md | sort -r | head -20\""
     "rg -l coffee (all files)|rg -l -i -F coffee $md"
     "rg -l '#旅行' (tag line, all files)|rg -l -F '#旅行' $md"
     "rg -c 海邊 (count per file)|rg -c -F 海邊 $md"
@@ -131,6 +138,7 @@ jrnl_cmds=(
 # Runs one hyperfine group: bench NAME JSON RUNS WARMUP [extra hyperfine args --] entries...
 bench() {
     local json="$1" count="$2" warm="$3"; shift 3
+    printf '%s\t%s\n' "$json" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/load.tsv"
     local extra=()
     while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do extra+=("$1"); shift; done
     shift
@@ -171,6 +179,7 @@ if [ "$diary_ids" = "$floor_ids" ]; then echo "same" >"$out/floor-check.txt"; el
     echo "rg files with 海邊	$(rg -l -F 海邊 "$md" | wc -l)"
 } >"$out/counts.tsv"
 
+: >"$out/load.tsv"
 echo "== warm: diary-find ==" >&2
 bench diary.json "$runs" "$warmup" -- "${diary_cmds[@]}"
 echo "== warm: sqlite3 floor ==" >&2
@@ -191,8 +200,8 @@ drop="sync; echo 3 > /proc/sys/vm/drop_caches"
 if sh -c "$drop" 2>/dev/null; then
     echo "== cold: caches dropped before each run ==" >&2
     bench cold.json "$cold_runs" 0 --prepare "sh -c '$drop'" -- \
-        "${diary_cmds[0]}" "${diary_cmds[3]}" "${diary_cmds[4]}" "${diary_cmds[6]}" "${diary_cmds[7]}" \
-        "${floor_cmds[0]}" "${floor_cmds[4]}" "${rg_cmds[0]}"
+        "${diary_cmds[9]}" "${diary_cmds[0]}" "${diary_cmds[3]}" "${diary_cmds[4]}" "${diary_cmds[6]}" "${diary_cmds[7]}" \
+        "${floor_cmds[0]}" "${floor_cmds[4]}" "${floor_cmds[5]}" "${rg_cmds[0]}"
 else
     echo "cold runs skipped: cannot write /proc/sys/vm/drop_caches here" | tee "$out/cold.txt" >&2
 fi
@@ -224,5 +233,10 @@ fi
     printf 'md/ (files)\t%s\n' "$(du -sk "$md" | cut -f1)"
     printf 'journal.txt\t%s\n' "$(du -k "$out/journal.txt" | cut -f1)"
 } >"$out/sizes.tsv"
+# Where the diary's bytes are, by table and index (MB).
+sqlite3 -readonly -separator '	' "$db" \
+    "SELECT name, printf('%.1f', sum(pgsize) / 1048576.0) FROM dbstat GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 12" \
+    >"$out/tables.tsv" || true
 
+echo "$version" >"$out/version.txt"
 python3 "$root/bench/search-report.py" "$out" "$n" | tee "$out/results.md"

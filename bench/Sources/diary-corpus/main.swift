@@ -39,7 +39,7 @@ struct Options {
     var jrnl: String?
     var markdown: String?
     var floor: String?
-    var batch = 1000
+    var batch = 10000
 }
 
 func fail(_ message: String) -> Never {
@@ -190,7 +190,7 @@ final class JrnlWriter {
     var buffer = ""
 
     init(path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard let handle = FileHandle(forWritingAtPath: path) else { fail("cannot write \(path)") }
         self.handle = handle
     }
@@ -335,7 +335,6 @@ final class FloorWriter {
 // MARK: - Main
 
 let options = parseOptions()
-func seconds(since start: Date) -> String { String(format: "%.1f", Date().timeIntervalSince(start)) }
 func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 let store = try DiaryStore.open(DiaryPaths(homeFlag: options.home, environment: ProcessInfo.processInfo.environment))
@@ -374,7 +373,7 @@ while index < options.count {
     extras += Date().timeIntervalSince(clock)
     index += size
     if index % 10_000 == 0 || index == options.count {
-        say("\(index) entries, \(seconds(since: started)) s")
+        say(String(format: "%d entries, %.1f s (importEntries %.1f s so far)", index, Date().timeIntervalSince(started), importing))
     }
 }
 try floor?.finish()
