@@ -108,15 +108,14 @@ public struct Finder: Sendable {
             let parts = calendar.dateComponents([.year, .month], from: today)
             (year, month) = (parts.year!, parts.month!)
         }
-        let range = try dayRange(String(Timestamps.day(year, month, 1).dropLast(3)))
-        var request = request
-        request.on = nil
-        request.from = range.first
-        request.to = range.last
-        let counted = try filter(request).map { try store.dayCounts($0) } ?? []
-        let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
         let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
         let length = calendar.range(of: .day, in: .month, for: first)!.count
+        var request = request
+        request.on = nil
+        request.from = Timestamps.day(year, month, 1)
+        request.to = Timestamps.day(year, month, length)
+        let counted = try filter(request).map { try store.dayCounts($0) } ?? []
+        let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
         let days = (1...length).map { day -> DayCount in
             let name = Timestamps.day(year, month, day)
             return DayCount(day: name, count: byDay[name] ?? 0)

@@ -72,14 +72,11 @@ extension DiaryStore {
                                              imported.title, imported.summary, saved ? now : nil])
                 try enqueueNew(db, table: "entry", rowId: id, hlc: hlc)
                 for line in imported.messages {
-                    let messageId = UUIDv7.make()
-                    try db.cachedStatement(sql: """
-                        INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """).execute(arguments: [messageId, id, deviceId, hlc, line.author.rawValue, imported.persona,
-                                                 line.author == .companion ? imported.provider : nil, line.text,
-                                                 Timestamps.millis(line.createdAt)])
-                    try enqueueNew(db, table: "message", rowId: messageId, hlc: hlc)
+                    let message = Message(id: UUIDv7.make(), entryId: id, author: line.author, persona: imported.persona,
+                                          provider: line.author == .companion ? imported.provider : nil, text: line.text,
+                                          createdAt: line.createdAt)
+                    try insertMessage(db, message, hlc: hlc)
+                    try enqueueNew(db, table: "message", rowId: message.id, hlc: hlc)
                 }
                 var names: [String] = []
                 for name in imported.tags.compactMap(TagName.normalize) where !names.contains(name) { names.append(name) }
@@ -103,16 +100,6 @@ extension DiaryStore {
             }
             return ids
         }
-    }
-
-    /// The id of a tag, made (and queued for sync) if no entry has used the name yet.
-    private func tagId(_ db: Database, name: String, hlc: String, now: Int64) throws -> String {
-        if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [name]) { return id }
-        let id = UUIDv7.make()
-        try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [id, name, deviceId, hlc, now])
-        try enqueueNew(db, table: "tag", rowId: id, hlc: hlc)
-        return id
     }
 
     /// Queues a row that was just made: there can be no older mutation of it to replace.

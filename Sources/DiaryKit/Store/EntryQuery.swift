@@ -33,11 +33,7 @@ extension DiaryStore {
             if let match = match.expression, filter.isWordsOnly {
                 return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry_fts WHERE entry_fts MATCH ?"), arguments: [match]) ?? 0
             }
-            var conditions = Conditions()
-            conditions.add(filter, tags, ftsBounds: false)
-            if let match = match.expression {
-                conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
-            }
+            let conditions = Conditions(filter, tags, matching: match.expression)
             return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)"),
                                     arguments: conditions.arguments) ?? 0
         }
@@ -47,11 +43,7 @@ extension DiaryStore {
     public func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
         try read { db in
             guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return [] }
-            var conditions = Conditions()
-            conditions.add(filter, tags, ftsBounds: false)
-            if let match = match.expression {
-                conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match])
-            }
+            let conditions = Conditions(filter, tags, matching: match.expression)
             return try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT e.local_date, count(*) AS n FROM entry e WHERE \(conditions.sql)
                 GROUP BY e.local_date ORDER BY e.local_date
@@ -65,13 +57,6 @@ extension DiaryStore {
     /// How many entries the diary holds (kept by triggers, so this reads one row).
     public func liveEntryCount() throws -> Int {
         try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0 }
-    }
-
-    /// The number of live entries that carry a tag (kept on write, so this is one row).
-    public func entryCount(tag: String) throws -> Int {
-        try read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT entry_count FROM tag WHERE name = ? AND deleted_at IS NULL"), arguments: [tag]) ?? 0
-        }
     }
 
     // MARK: - Words
@@ -113,39 +98,40 @@ extension DiaryStore {
 
     // MARK: - Plans
 
-    /// One query of a search: relevance runs the person's words first, then the rest.
+    /// One query of a search: a walk down a word's list in time order (relevance runs the
+    /// person's words first, then the rest), or the matching entries sorted another way.
     private enum Plan {
-        case words(match: String, tier: Int)
-        case wordsThenSort(match: String)
-        case list
+        case walk(match: String, tier: Int)
+        case sort(match: String?)
     }
 
     private static let personalColumns = "{title summary note transcript tags person_chat}"
 
     private static func plans(_ filter: EntryFilter, _ words: Match) -> [Plan] {
-        guard let match = words.expression else { return [.list] }
+        guard let match = words.expression else { return [.sort(match: nil)] }
         switch filter.order {
         case .relevance:
             let personal = "\(personalColumns) : (\(match))"
-            let tiers = [Plan.words(match: personal, tier: 0), Plan.words(match: "(\(match)) NOT (\(personal))", tier: 1)]
+            let tiers = [Plan.walk(match: personal, tier: 0), Plan.walk(match: "(\(match)) NOT (\(personal))", tier: 1)]
             // A page that ended among the companion-only matches goes on there.
             return Array(tiers.dropFirst(filter.after?.tier ?? 0))
         case .occurred:
-            return [.words(match: match, tier: 0)]
+            return [.walk(match: match, tier: 0)]
         case .created, .updated, .title:
-            return [.wordsThenSort(match: match)]
+            return [.sort(match: match)]
         }
     }
 
     private func run(_ db: Database, _ plan: Plan, _ filter: EntryFilter, _ tags: TagIds) throws -> [EntryHit] {
-        var conditions = Conditions()
+        var conditions: Conditions
         let sql: String
         var tier = 0
-        var match: String?
+        let match: String?
         switch plan {
-        case let .words(expression, planTier):
+        case let .walk(expression, planTier):
             tier = planTier
             match = expression
+            conditions = Conditions()
             conditions.add("entry_fts MATCH ?", [expression])
             conditions.add(filter, tags, ftsBounds: true)
             if let after = filter.after, after.tier == planTier {
@@ -155,14 +141,9 @@ extension DiaryStore {
                 SELECT \(Self.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
                 WHERE \(conditions.sql) ORDER BY entry_fts.rowid DESC
                 """
-        case let .wordsThenSort(expression):
+        case let .sort(expression):
             match = expression
-            conditions.add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [expression])
-            conditions.add(filter, tags, ftsBounds: false)
-            if let after = filter.after { conditions.add(Self.keyset(filter.order, after)) }
-            sql = "SELECT \(Self.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
-        case .list:
-            conditions.add(filter, tags, ftsBounds: false)
+            conditions = Conditions(filter, tags, matching: expression)
             if let after = filter.after { conditions.add(Self.keyset(filter.order, after)) }
             sql = "SELECT \(Self.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
         }
@@ -255,6 +236,14 @@ extension DiaryStore {
 
         var sql: String { parts.joined(separator: " AND ") }
 
+        init() {}
+
+        /// The filter over the entry table, with the words (if any) as a set of rowids.
+        init(_ filter: EntryFilter, _ tags: TagIds, matching match: String?) {
+            if let match { add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match]) }
+            add(filter, tags, ftsBounds: false)
+        }
+
         mutating func add(_ part: String, _ values: StatementArguments = []) {
             parts.append(part)
             arguments += values
@@ -331,10 +320,9 @@ enum MomentKey {
     /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.
     static func utcMidnight(_ day: String) -> Int64? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
+        guard parts.count == 3,
+              let date = Timestamps.calendar(TimeZone(identifier: "UTC")!)
+                  .date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
         return Timestamps.millis(date)
     }
 }

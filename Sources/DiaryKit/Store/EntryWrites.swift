@@ -55,11 +55,7 @@ extension DiaryStore {
                 return nil
             }
             let hlc = try tick(db)
-            try db.cachedStatement(sql: """
-                INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [message.id, entryId, deviceId, hlc, author.rawValue, persona, provider, text,
-                                 Timestamps.millis(message.createdAt)])
+            try insertMessage(db, message, hlc: hlc)
             try enqueue(db, table: "message", rowId: message.id, hlc: hlc)
             // A companion answer means the last failure, if any, is behind us.
             try touch(db, entryId: entryId, hlc: hlc, set: author == .companion
@@ -252,16 +248,7 @@ extension DiaryStore {
 
     func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
         var tagIds: [String] = []
-        for name in names {
-            if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [name]) {
-                tagIds.append(id)
-            } else {
-                let id = UUIDv7.make()
-                try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)").execute(arguments: [id, name, deviceId, hlc, now])
-                try enqueue(db, table: "tag", rowId: id, hlc: hlc)
-                tagIds.append(id)
-            }
-        }
+        for name in names { tagIds.append(try tagId(db, name: name, hlc: hlc, now: now)) }
         let previous = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"), arguments: [entryId]))
         let removed = previous.subtracting(tagIds)
         let added = tagIds.filter { !previous.contains($0) }
@@ -284,6 +271,24 @@ extension DiaryStore {
             arguments += StatementArguments(tagIds)
             try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id IN (\(marks))").execute(arguments: arguments)
         }
+    }
+
+    /// The id of a tag, made (and queued for sync) if no entry has used the name yet.
+    func tagId(_ db: Database, name: String, hlc: String, now: Int64) throws -> String {
+        if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [name]) { return id }
+        let id = UUIDv7.make()
+        try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, name, deviceId, hlc, now])
+        try enqueue(db, table: "tag", rowId: id, hlc: hlc)
+        return id
+    }
+
+    func insertMessage(_ db: Database, _ message: Message, hlc: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [message.id, message.entryId, deviceId, hlc, message.author.rawValue, message.persona,
+                                     message.provider, message.text, Timestamps.millis(message.createdAt)])
     }
 
     // Counts are kept up to date here so that listing tag tiles never groups every row.
