@@ -4,7 +4,7 @@ import Foundation
 enum Rendering {
     // MARK: JSON
 
-    static func entryJSON(_ entry: Entry, paths: DiaryPaths) -> JSON {
+    static func entryJSON(_ entry: Entry, paths: DiaryPaths, adding extra: [(String, JSON)] = []) -> JSON {
         let zone = entry.zone
         var pairs: [(String, JSON)] = [
             ("kind", .string("entry")),
@@ -31,7 +31,7 @@ enum Rendering {
         if let messages = entry.messages {
             pairs.append(("messages", .array(messages.map { messageJSON($0, zone: zone) })))
         }
-        return .object(pairs)
+        return .object(pairs + extra)
     }
 
     static func mediaJSON(_ item: MediaItem, zone: TimeZone, paths: DiaryPaths) -> JSON {
@@ -78,10 +78,7 @@ enum Rendering {
     /// An entry found by `diary-find`: the entry, the passage that matched and where the
     /// next page starts (`--after`).
     static func hitJSON(_ hit: EntryHit, cursor: String, paths: DiaryPaths) -> JSON {
-        guard case var .object(pairs) = entryJSON(hit.entry, paths: paths) else { return entryJSON(hit.entry, paths: paths) }
-        pairs.append(("snippet", .optional(hit.snippet.map { plainSnippet($0) })))
-        pairs.append(("cursor", .string(cursor)))
-        return .object(pairs)
+        entryJSON(hit.entry, paths: paths, adding: [("snippet", .optional(hit.snippet.map(plainSnippet))), ("cursor", .string(cursor))])
     }
 
     /// One day of the calendar (`--calendar`); weekday 1 is Monday.
