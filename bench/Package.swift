@@ -12,11 +12,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // The corpus writes the sqlite3 floor file with GRDB (the same version DiaryKit uses).
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        // The corpus hashes the media it writes (the same version DiaryKit uses).
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
     ],
     targets: [
         .executableTarget(name: "diary-corpus", dependencies: [
             .product(name: "DiaryKit", package: "main"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "FakeServers", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),

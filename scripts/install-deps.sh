@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what InnerBloom Diary needs on Debian 12 beyond the Swift toolchain:
-# ffmpeg (ffprobe reads videos; the try-out makes its sample photo with it) and the
-# sqlite3 shell the tests use to look inside a diary.
+# ffmpeg (ffprobe reads videos, thumbnails are cut with it; the try-out makes its sample
+# photo with it), libarchive (backups and exports), the sqlite3 shell the tests use to look
+# inside a diary. With --tests, also what only the tests use: bsdtar, zstd and xz (to check
+# that ordinary tools read our archives) and Chromium (to load the HTML export headless).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -13,7 +15,14 @@ missing=()
 for tool in ffmpeg:ffmpeg ffprobe:ffmpeg sqlite3:sqlite3 pkg-config:pkg-config; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
-dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+for package in libsqlite3-dev libarchive-dev; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ "${1:-}" = "--tests" ]; then
+    for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3; do
+        command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
+    done
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

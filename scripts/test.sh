@@ -3,7 +3,7 @@
 # end-to-end tests that run the built binaries through real pipes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 swift build --build-tests
 # One test at a time: the fake model and weather servers run inside the test process on
 # Swift's shared concurrency threads, which tests waiting on child processes would

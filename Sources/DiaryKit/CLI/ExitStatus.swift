@@ -81,6 +81,23 @@ enum ExitStatus {
             case .noOpenDraft: return (.noOpenDraft, noInput)
             case .alreadySaved: return (.cannotDiscardSaved, dataError)
             case .io: return (.saveFailed, ioError)
+            case let .clockFromFuture(id): return (.recordFromFuture(id: id), dataError)
+            case let .invalidRecord(id): return (.recordContradicts(id: id), dataError)
+            }
+        case let error as ArchiveError:
+            switch error {
+            case let .cannotOpen(path): return (.fileMissing(path: path), noInput)
+            case let .cannotCreate(path): return (.homeNotCreatable(path: path), cannotCreate)
+            case .corrupt: return (.archiveCorrupt, dataError)
+            case .writeFailed, .unsupported: return (.archiveNotWritten, ioError)
+            case let .cannotRead(path): return (.archiveUnreadableSource(path: path), ioError)
+            case let .unsafeMember(path, reason): return (.archiveUnsafe(path: path, reason: reason.rawValue), dataError)
+            case let .manifestMismatch(path): return (.archiveMismatch(path: path), dataError)
+            case let .tooLarge(path): return (.archiveTooLarge(path: path), dataError)
+            case let .invalidRecord(member, line, field): return (.archiveBadRecord(member: member, line: line, field: field), dataError)
+            case let .newerFormat(version): return (.archiveNewerFormat(version: version), dataError)
+            case .notDiaryArchive: return (.archiveNotDiary, dataError)
+            case let .mediaCorrupt(path): return (.mediaFileCorrupt(path: path), ioError)
             }
         case let error as SearchError:
             switch error {

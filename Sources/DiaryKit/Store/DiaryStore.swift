@@ -138,6 +138,9 @@ enum Schema {
             try db.execute(sql: v2)
         }
         migrator.registerMigration("v3-moment-order-bigram-search", migrate: v3)
+        migrator.registerMigration("v4-conflicts-thumbnails") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }
 
@@ -203,6 +206,23 @@ enum Schema {
             """)
         for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
     }
+
+    // A merge (import, restore, later sync) never drops the version that lost: it is kept
+    // here, whole, once per row and clock. Thumbnails are content-addressed like media.
+    static let v4 = """
+        CREATE TABLE conflict (
+            id TEXT PRIMARY KEY,
+            table_name TEXT NOT NULL,
+            row_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            winner_hlc TEXT NOT NULL,
+            source TEXT NOT NULL,
+            kept_at INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            UNIQUE (table_name, row_id, hlc)
+        );
+        ALTER TABLE media ADD COLUMN thumbnail TEXT;
+        """
 
     // Voice memos are media too (kind 'audio'); SQLite cannot change a CHECK constraint, so
     // the media table is rebuilt. A long talk keeps a running digest of its early turns.

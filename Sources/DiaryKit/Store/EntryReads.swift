@@ -139,7 +139,8 @@ extension DiaryStore {
             let item = MediaItem(kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"],
                                  fileExtension: row["ext"], bytes: row["bytes"], width: row["width"], height: row["height"],
                                  durationSeconds: row["duration"],
-                                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)))
+                                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)),
+                                 thumbnail: row["thumbnail"])
             result[row["entry_id"], default: []].append(item)
         }
         return result

@@ -57,9 +57,12 @@ public struct MediaItem: Sendable, Equatable {
     public var height: Int?
     public var durationSeconds: Double?
     public var takenAt: Date?
+    /// The SHA-256 of its JPEG thumbnail, once one has been made.
+    public var thumbnail: String?
 
     public init(kind: MediaKind, sha256: String, mime: String, fileExtension: String, bytes: Int64,
-                width: Int? = nil, height: Int? = nil, durationSeconds: Double? = nil, takenAt: Date? = nil) {
+                width: Int? = nil, height: Int? = nil, durationSeconds: Double? = nil, takenAt: Date? = nil,
+                thumbnail: String? = nil) {
         self.kind = kind
         self.sha256 = sha256
         self.mime = mime
@@ -69,10 +72,13 @@ public struct MediaItem: Sendable, Equatable {
         self.height = height
         self.durationSeconds = durationSeconds
         self.takenAt = takenAt
+        self.thumbnail = thumbnail
     }
 
     /// The file's name inside the media store: `ab/abcdef….jpg`.
     public var relativePath: String { "\(sha256.prefix(2))/\(sha256).\(fileExtension)" }
+    /// The thumbnail's name inside the thumbnails folder: `ab/abcdef….jpg`.
+    public var thumbnailPath: String? { thumbnail.map { "\($0.prefix(2))/\($0).jpg" } }
 }
 
 /// One line of the conversation.

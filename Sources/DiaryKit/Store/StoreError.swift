@@ -16,6 +16,10 @@ public enum StoreError: Error, Equatable {
     case noOpenDraft
     /// The entry is saved; only drafts can be discarded.
     case alreadySaved
+    /// A record to merge carries a clock more than a day ahead of this device's (the id says whose).
+    case clockFromFuture(String)
+    /// A record to merge contradicts what is stored (a message or photo moved to another entry).
+    case invalidRecord(String)
     /// SQLite failed in some other way (the detail is for logs, never shown raw).
     case io(String)
 }

@@ -33,4 +33,6 @@ public struct DiaryPaths: Sendable {
     public var database: URL { home.appendingPathComponent("diary.sqlite") }
     /// The content-addressed media folder.
     public var media: URL { home.appendingPathComponent("media") }
+    /// The content-addressed thumbnails folder.
+    public var thumbnails: URL { home.appendingPathComponent("thumbs") }
 }

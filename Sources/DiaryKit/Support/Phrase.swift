@@ -67,6 +67,26 @@ public enum Phrase: Sendable, Equatable {
     case ioFailure
     case badConfig(detail: String)
     case badOption(detail: String)
+    // Archives: backup, export, restore, import
+    case archiveUnsafe(path: String, reason: String)
+    case archiveMismatch(path: String)
+    case archiveTooLarge(path: String)
+    case archiveBadRecord(member: String, line: Int, field: String?)
+    case archiveNewerFormat(version: Int)
+    case archiveNotDiary
+    case archiveCorrupt
+    case archiveNotWritten
+    case archiveUnreadableSource(path: String)
+    case mediaFileCorrupt(path: String)
+    case recordFromFuture(id: String)
+    case recordContradicts(id: String)
+    case archiveOutputIsTerminal
+    case unknownFormat(name: String)
+    case htmlNeedsFolder
+    case nothingToExport
+    case backupWritten(entries: Int, media: Int, size: String, path: String)
+    case restoreDone(added: Int, updated: Int, unchanged: Int, conflicts: Int, files: Int)
+    case progressLine(done: String, total: String?, files: Int, rate: String, eta: String?)
     // Sync (status only, for now)
     case syncNotLoggedIn(pending: Int)
     case syncPending(pending: Int)
@@ -222,8 +242,80 @@ public enum Phrase: Sendable, Equatable {
         case let .syncNotLoggedIn(pending):
             return ("尚未登入雲端同步；本機有 \(pending) 筆變更等待同步（資料都安全地存在本機）",
                     "Not logged in to sync; \(pending) local changes are waiting (everything is safe on this device).")
+        case let .archiveUnsafe(path, reason):
+            return ("封存檔不安全，已拒絕，日記沒有任何改變：\(path)（\(Self.unsafeReason(reason, .zhHant))）",
+                    "The archive is unsafe and was refused; the diary is unchanged: \(path) (\(Self.unsafeReason(reason, .en))).")
+        case let .archiveMismatch(path):
+            return ("封存檔內容與清單不符（可能損壞或被改過），已拒絕，日記沒有任何改變：\(path)",
+                    "The archive does not match its manifest (damaged or altered) and was refused; the diary is unchanged: \(path)")
+        case let .archiveTooLarge(path):
+            return ("封存檔超過大小上限（可能是壓縮炸彈），已拒絕，日記沒有任何改變：\(path)",
+                    "The archive is over the size limits (possibly a decompression bomb) and was refused; the diary is unchanged: \(path)")
+        case let .archiveBadRecord(member, line, field):
+            let detail = field.map { "，欄位 \($0)" } ?? "，不是 JSON"
+            let english = field.map { ", field \($0)" } ?? ", not JSON"
+            return ("封存檔的資料有誤，已拒絕，日記沒有任何改變：\(member) 第 \(line) 行\(detail)",
+                    "The archive holds invalid data and was refused; the diary is unchanged: \(member) line \(line)\(english)")
+        case let .archiveNewerFormat(version):
+            return ("這個封存檔來自較新的版本（格式 \(version)），請先更新 InnerBloom Diary",
+                    "This archive comes from a newer version (format \(version)); please update InnerBloom Diary first.")
+        case .archiveNotDiary:
+            return ("這不是 InnerBloom 日記的封存檔，也不是 Day One 的匯出檔",
+                    "This is neither an InnerBloom Diary archive nor a Day One export.")
+        case .archiveCorrupt:
+            return ("封存檔損壞或不完整，已拒絕，日記沒有任何改變",
+                    "The archive is damaged or incomplete and was refused; the diary is unchanged.")
+        case .archiveNotWritten:
+            return ("封存檔寫入失敗（磁碟已滿或輸出中斷），這份備份不完整，請勿使用",
+                    "The archive could not be written (disk full or output closed); this copy is incomplete, do not use it.")
+        case let .archiveUnreadableSource(path):
+            return ("無法讀取檔案：\(path)", "Cannot read the file: \(path)")
+        case let .mediaFileCorrupt(path):
+            return ("媒體檔案已損壞（內容與名稱不符），備份中止：\(path)",
+                    "A media file is damaged (its bytes no longer match its name); the backup stopped: \(path)")
+        case let .recordFromFuture(id):
+            return ("資料的時間遠在未來，已拒絕，日記沒有任何改變：\(id)",
+                    "A record is dated far in the future and was refused; the diary is unchanged: \(id)")
+        case let .recordContradicts(id):
+            return ("資料與日記裡已有的內容矛盾，已拒絕，日記沒有任何改變：\(id)",
+                    "A record contradicts what the diary holds and was refused; the diary is unchanged: \(id)")
+        case .archiveOutputIsTerminal:
+            return ("封存檔不能直接輸出到終端機，請用 -o 檔名 或導向到檔案（> diary.tar）",
+                    "An archive cannot be written to the terminal; use -o FILE or redirect it (> diary.tar).")
+        case let .unknownFormat(name):
+            return ("不認得的格式：\(name)（可用 tar、tar.gz、tar.zst、tar.xz、zip、dayone、html）",
+                    "Unknown format: \(name) (use tar, tar.gz, tar.zst, tar.xz, zip, dayone or html).")
+        case .htmlNeedsFolder:
+            return ("HTML 匯出需要用 -o 指定資料夾", "The HTML export needs a folder: -o FOLDER.")
+        case .nothingToExport:
+            return ("沒有要匯出的日記", "There is nothing to export.")
+        case let .backupWritten(entries, media, size, path):
+            return ("已寫入 \(path)：\(entries) 篇日記、\(media) 個媒體檔，共 \(size)",
+                    "Wrote \(path): \(entries) entries, \(media) media files, \(size).")
+        case let .restoreDone(added, updated, unchanged, conflicts, files):
+            return ("已合併：新增 \(added) 篇、更新 \(updated) 篇、未變 \(unchanged) 篇，保留 \(conflicts) 個衝突版本，加入 \(files) 個媒體檔",
+                    "Merged: \(added) added, \(updated) updated, \(unchanged) unchanged, \(conflicts) conflicting versions kept, \(files) media files added.")
+        case let .progressLine(done, total, files, rate, eta):
+            let zhTotal = total.map { " / \($0)" } ?? ""
+            return ("\(done)\(zhTotal) · \(files) 個檔案 · \(rate)/s" + (eta.map { " · 剩約 \($0)" } ?? ""),
+                    "\(done)\(zhTotal) · \(files) files · \(rate)/s" + (eta.map { " · about \($0) left" } ?? ""))
         case let .syncPending(pending):
             return ("有 \(pending) 筆變更等待同步", "\(pending) changes are waiting to sync.")
+        }
+    }
+}
+
+extension Phrase {
+    static func unsafeReason(_ reason: String, _ language: Language) -> String {
+        let english = language == .en
+        switch reason {
+        case "absolutePath": return english ? "an absolute path" : "絕對路徑"
+        case "parentReference": return english ? "a path that climbs out with .." : "含有 .. 的路徑"
+        case "link": return english ? "a symbolic or hard link" : "符號連結或硬連結"
+        case "device": return english ? "a device or special file" : "裝置或特殊檔案"
+        case "duplicate": return english ? "the same name twice" : "重複的檔名"
+        case "misplacedManifest": return english ? "the manifest is not first" : "清單不在最前面"
+        default: return english ? "a strange name" : "奇怪的檔名"
         }
     }
 }

@@ -10,6 +10,70 @@ public enum Timestamps {
             + "\(time.offsetSeconds < 0 ? "-" : "+")\(pad(magnitude / 60)):\(pad(magnitude % 60))"
     }
 
+    /// `2026-11-21T17:40:03.120+08:00`: exact to the millisecond, the precision times are stored in.
+    public static func rfc3339Millis(_ date: Date, zone: TimeZone) -> String {
+        let millis = millis(date)
+        let (seconds, fraction) = millis.quotientAndRemainder(dividingBy: 1000)
+        let (whole, milli) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
+        let text = rfc3339(Date(timeIntervalSince1970: Double(whole)), zone: zone)
+        let digits = String(milli)
+        let split = text.index(text.startIndex, offsetBy: 19)
+        return text[..<split] + "." + String(repeating: "0", count: 3 - digits.count) + digits + text[split...]
+    }
+
+    /// Reads `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` by arithmetic (archives hold many of
+    /// them; a date formatter per value would dominate a restore); other forms go to `parse`.
+    public static func parseRFC3339(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[start..<start + count] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard bytes.count >= 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+              bytes[13] == 0x3A, bytes[16] == 0x3A,
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else {
+            return parse(text, zone: TimeZone(identifier: "UTC")!)
+        }
+        var index = 19
+        var millis = 0
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            var scale = 100
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                millis += Int(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+        }
+        var offset = 0
+        if index < bytes.count, bytes[index] == 0x5A || bytes[index] == 0x7A {
+            index += 1
+        } else if index + 6 == bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D, bytes[index + 3] == 0x3A,
+                  let hours = number(index + 1, 2), let minutes = number(index + 4, 2) {
+            offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        // Days from 1970-01-01 to the civil date (the inverse of CivilTime's cycle arithmetic).
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
+        return date(millis: seconds * 1000 + Int64(millis))
+    }
+
     /// `2026-11-21`: the day the moment falls on in the zone.
     public static func localDate(_ date: Date, zone: TimeZone) -> String {
         CivilTime(date, zone: zone).day

@@ -6,6 +6,7 @@ import GRDB
 // and, optionally, the same entries in three other shapes for comparison tools:
 //
 //   diary-corpus HOME COUNT [--seed N] [--jrnl FILE] [--markdown DIR] [--floor FILE]
+//                           [--batch N] [--media-total-bytes N]
 //
 //   HOME        the diary home (diary.sqlite), filled through DiaryStore.importEntries
 //   --jrnl      a jrnl plain-text journal ("[YYYY-MM-DD HH:MM:SS AM] Title", body, @tags)
@@ -13,6 +14,9 @@ import GRDB
 //   --floor     a plain SQLite file: doc, tag and entry_tag tables and an FTS5 table `f`
 //               with the built-in unicode61 tokenizer whose columns hold the token stream
 //               of the diary's own tokenizer, so the sqlite3 CLI can run the raw query
+//   --media-total-bytes  N bytes of photos and videos (2G, 500M, … accepted), stored
+//               content-addressed under HOME/media and listed on the entries (Media.swift);
+//               default 0, none. The entries' text is the same with or without media.
 //
 // Entries are saved pages in zh-Hant with some English: a note, six chat messages
 // (person and companion in turn), a title, a two-sentence summary, an analysis line and
@@ -40,11 +44,12 @@ struct Options {
     var markdown: String?
     var floor: String?
     var batch = 10000
+    var mediaTotalBytes: Int64 = 0
 }
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("diary-corpus: \(message)\n".utf8))
-    FileHandle.standardError.write(Data("usage: diary-corpus HOME COUNT [--seed N] [--jrnl FILE] [--markdown DIR] [--floor FILE] [--batch N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: diary-corpus HOME COUNT [--seed N] [--jrnl FILE] [--markdown DIR] [--floor FILE] [--batch N] [--media-total-bytes N]\n".utf8))
     exit(64)
 }
 
@@ -67,6 +72,9 @@ func parseOptions() -> Options {
         case "--batch":
             guard let batch = Int(value()) else { fail("bad --batch") }
             options.batch = batch
+        case "--media-total-bytes":
+            guard let bytes = MediaPlan.parseBytes(value()) else { fail("bad --media-total-bytes") }
+            options.mediaTotalBytes = bytes
         default:
             if argument.hasPrefix("--") { fail("unknown option \(argument)") }
             positional.append(argument)
@@ -346,6 +354,10 @@ var generator = Generator(seed: options.seed, count: options.count, end: Date(ti
 var generating = 0.0, importing = 0.0, extras = 0.0
 let started = Date()
 var index = 0
+var allIds: [String] = []
+var allDates: [Date] = []
+allIds.reserveCapacity(options.count)
+allDates.reserveCapacity(options.count)
 while index < options.count {
     let size = min(options.batch, options.count - index)
     var clock = Date()
@@ -361,6 +373,8 @@ while index < options.count {
     clock = Date()
     let ids = try store.importEntries(entries)
     importing += Date().timeIntervalSince(clock)
+    allIds += ids
+    allDates += pages.map(\.occurredAt)
     clock = Date()
     if let jrnl {
         for page in pages { jrnl.add(page) }
@@ -382,4 +396,24 @@ say(String(format: "fill: %d entries in %.1f s (importEntries %.1f s in batches 
            options.count, generating + importing, importing, options.batch, generating))
 if jrnl != nil || markdown != nil || floor != nil {
     say(String(format: "other shapes (jrnl, markdown, floor) written in %.1f s", extras))
+}
+
+if options.mediaTotalBytes > 0 {
+    let clock = Date()
+    let plan = MediaPlan.make(total: options.mediaTotalBytes, entries: options.count, seed: options.seed)
+    let writer = try MediaWriter(root: store.paths.media, seed: options.seed)
+    var writing = 0.0, listing = 0.0
+    for (number, planned) in plan.enumerated() {
+        var step = Date()
+        let item = try writer.create(index: number, kind: planned.kind, bytes: planned.bytes, takenAt: allDates[planned.entry])
+        writing += Date().timeIntervalSince(step)
+        step = Date()
+        try store.addMedia(entryId: allIds[planned.entry], item: item)
+        listing += Date().timeIntervalSince(step)
+    }
+    let elapsed = Date().timeIntervalSince(clock)
+    let videos = plan.filter { $0.kind == .video }
+    say(String(format: "media: %d files (%d photos, %d videos, largest %.1f MB), %lld bytes in %.1f s (%.0f MB/s; files %.1f s, addMedia %.1f s)",
+               plan.count, plan.count - videos.count, videos.count, Double(plan.map(\.bytes).max() ?? 0) / 1e6,
+               writer.written, elapsed, Double(writer.written) / 1e6 / elapsed, writing, listing))
 }

@@ -1,0 +1,228 @@
+import Crypto
+import Foundation
+
+/// How far a long archive job has got, for a progress line.
+public struct ArchiveProgress: Sendable {
+    public var bytesDone: Int64
+    public var bytesTotal: Int64?
+    public var filesDone: Int
+    public var filesTotal: Int?
+}
+
+/// What an export or backup wrote.
+public struct ExportSummary: Sendable, Equatable {
+    public var entries = 0
+    public var messages = 0
+    public var media = 0
+    public var thumbnails = 0
+    /// Media rows whose file is not on this device (never downloaded, or lost); the
+    /// archive still carries their rows.
+    public var mediaMissing = 0
+    /// Bytes of members (before compression) and bytes written.
+    public var payloadBytes: Int64 = 0
+    public var archiveBytes: Int64 = 0
+}
+
+/// Writes diary archives: a backup (everything) or an export (chosen entries).
+public enum ArchiveExport {
+    /// What goes in.
+    public enum Scope: Sendable {
+        /// Every entry (drafts and deletions too), settings, usage and kept conflicts.
+        case backup
+        /// These entries (deleted ones are left out), nothing else.
+        case entries([String])
+    }
+
+    /// Streams the archive to `descriptor` (a file or a pipe; not closed).
+    public static func write(store: DiaryStore, scope: Scope, format: ArchiveFormat, to descriptor: Int32,
+                             language: Language, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ExportSummary {
+        let now = Date()
+        var summary = ExportSummary()
+        // Generated members are spooled to unlinked files first: the manifest (written first,
+        // so a reader can check every member as it arrives) needs their sizes and digests.
+        let entriesSpool = try Spool(in: store.paths.home)
+        let pagesSpool = try Spool(in: store.paths.home)
+        var pages: [(path: String, range: Range<Int64>, sha256: String)] = []
+        var usedPagePaths: Set<String> = []
+        var files: [String: (member: String, file: URL)] = [:]
+        var fileOrder: [String] = []
+
+        let ids: [String]
+        switch scope {
+        case .backup: ids = try store.entryIds(includingDeleted: true)
+        case let .entries(chosen): ids = chosen
+        }
+        var entryHasher = SHA256()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            for record in try store.entryRecords(ids: Array(ids[start..<min(ids.count, start + 500)])) {
+                if case .entries = scope, record.clock.deletedAt != nil { continue }
+                let line = Array((record.json.serialized + "\n").utf8)
+                entryHasher.update(data: line)
+                try entriesSpool.append(line)
+                summary.entries += 1
+                summary.messages += record.liveMessages.count
+                let media = { () -> [EntryRecord.Media] in
+                    if case .backup = scope { return record.media }
+                    return record.liveMedia
+                }()
+                for item in media.map(\.item) {
+                    let member = ArchiveLayout.mediaPath(item)
+                    if files[member] == nil {
+                        files[member] = (member, store.paths.media.appendingPathComponent(item.relativePath))
+                        fileOrder.append(member)
+                    }
+                    if let thumbnail = item.thumbnail, let relative = item.thumbnailPath {
+                        let thumbMember = ArchiveLayout.thumbnailPath(thumbnail)
+                        if files[thumbMember] == nil {
+                            files[thumbMember] = (thumbMember, store.paths.thumbnails.appendingPathComponent(relative))
+                            fileOrder.append(thumbMember)
+                        }
+                    }
+                }
+                guard record.clock.deletedAt == nil else { continue }
+                var path = ArchiveLayout.pagePath(record)
+                // Two entries whose ids share 8 characters on one day: the longer id tells them apart.
+                if usedPagePaths.contains(path) { path = "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id).md" }
+                usedPagePaths.insert(path)
+                let page = Array(PageMarkdown.render(record, language: language).utf8)
+                let range = try pagesSpool.append(page)
+                pages.append((path, range, LibArchive.hex(SHA256.hash(data: page))))
+            }
+        }
+        var extrasBytes: [UInt8]?
+        if case .backup = scope {
+            extrasBytes = Array(try store.extras().jsonLines.map { $0.serialized + "\n" }.joined().utf8)
+        }
+
+        var members: [ArchiveManifest.Item] = [
+            .init(path: ArchiveLayout.entries, bytes: entriesSpool.size, sha256: LibArchive.hex(entryHasher.finalize())),
+        ]
+        if let extrasBytes {
+            members.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: LibArchive.hex(SHA256.hash(data: extrasBytes))))
+        }
+        members += pages.map { .init(path: $0.path, bytes: Int64($0.range.count), sha256: $0.sha256) }
+        var present: [(member: String, file: URL, bytes: Int64)] = []
+        for member in fileOrder {
+            let source = files[member]!
+            var info = stat()
+            guard stat(source.file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                if member.hasPrefix("media/") { summary.mediaMissing += 1 }
+                continue
+            }
+            let digest = String(member.split(separator: "/")[1].split(separator: ".")[0])
+            members.append(.init(path: member, bytes: Int64(info.st_size), sha256: digest))
+            present.append((member, source.file, Int64(info.st_size)))
+            if member.hasPrefix("media/") { summary.media += 1 } else { summary.thumbnails += 1 }
+        }
+        let manifest = ArchiveManifest(
+            scope: { if case .backup = scope { return "backup" } else { return "export" } }(), createdAt: now,
+            counts: [("entries", summary.entries), ("messages", summary.messages), ("pages", pages.count),
+                     ("media", summary.media), ("thumbnails", summary.thumbnails)],
+            members: members)
+
+        let total = members.reduce(Int64(0)) { $0 + $1.bytes }
+        var done: Int64 = 0
+        var filesDone = 0
+        func advance(_ bytes: Int) {
+            done += Int64(bytes)
+            progress?(ArchiveProgress(bytesDone: done, bytesTotal: total, filesDone: filesDone, filesTotal: members.count + 1))
+        }
+        let writer = try ArchiveWriter(format: format, fileDescriptor: descriptor)
+        try writer.add(path: ArchiveLayout.manifest, bytes: Array(manifest.json.serialized.utf8), modified: now)
+        try entriesSpool.copy(0..<entriesSpool.size, as: ArchiveLayout.entries, into: writer, modified: now, advance: advance)
+        filesDone += 1
+        if let extrasBytes {
+            try writer.add(path: ArchiveLayout.extras, bytes: extrasBytes, modified: now)
+            filesDone += 1
+            advance(extrasBytes.count)
+        }
+        for page in pages {
+            try pagesSpool.copy(page.range, as: page.path, into: writer, modified: now, advance: advance)
+            filesDone += 1
+        }
+        for file in present {
+            try copyVerified(file.file, as: file.member, bytes: file.bytes, into: writer, modified: now, advance: advance)
+            filesDone += 1
+        }
+        try writer.finish()
+        summary.payloadBytes = total
+        summary.archiveBytes = writer.bytesWritten
+        return summary
+    }
+
+    /// Streams a content-addressed file, checking on the way that its bytes still match its name.
+    private static func copyVerified(_ file: URL, as member: String, bytes: Int64, into writer: ArchiveWriter,
+                                     modified: Date, advance: (Int) -> Void) throws {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
+        defer { close(descriptor) }
+        // The kernel may read ahead further: this file is read once, start to end.
+        _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+        var hasher = SHA256()
+        try writer.add(path: member, size: bytes, modified: modified) { buffer in
+            while true {
+                let got = read(descriptor, buffer.baseAddress, buffer.count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw ArchiveError.cannotRead(path: file.path)
+                }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+                advance(got)
+                return got
+            }
+        }
+        let expected = String(member.split(separator: "/")[1].split(separator: ".")[0])
+        guard LibArchive.hex(hasher.finalize()) == expected else { throw ArchiveError.mediaCorrupt(path: file.path) }
+    }
+}
+
+/// A scratch file that is already unlinked: it holds generated members until the manifest
+/// is written, and vanishes with the process whatever happens.
+final class Spool {
+    private let descriptor: Int32
+    private(set) var size: Int64 = 0
+
+    init(in folder: URL) throws {
+        var template = Array(folder.appendingPathComponent(".spool-XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw ArchiveError.cannotCreate(path: folder.path) }
+        unlink(String(cString: template))
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    @discardableResult
+    func append(_ bytes: [UInt8]) throws -> Range<Int64> {
+        let start = size
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, bytes.count - offset, off_t(size)) }
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError.writeFailed(String(cString: strerror(errno)))
+            }
+            offset += wrote
+            size += Int64(wrote)
+        }
+        return start..<size
+    }
+
+    func copy(_ range: Range<Int64>, as member: String, into writer: ArchiveWriter, modified: Date, advance: (Int) -> Void) throws {
+        var position = range.lowerBound
+        try writer.add(path: member, size: Int64(range.count), modified: modified) { buffer in
+            let want = Int(min(Int64(buffer.count), range.upperBound - position))
+            guard want > 0 else { return 0 }
+            while true {
+                let got = pread(descriptor, buffer.baseAddress, want, off_t(position))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw ArchiveError.writeFailed(String(cString: strerror(errno)))
+                }
+                position += Int64(got)
+                advance(got)
+                return got
+            }
+        }
+    }
+}

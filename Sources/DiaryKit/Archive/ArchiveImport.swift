@@ -1,0 +1,348 @@
+import Crypto
+import Foundation
+
+/// How much an archive may hold before it is treated as a decompression bomb.
+public struct ArchiveLimits: Sendable {
+    /// One member (a long video).
+    public var memberBytes: Int64 = 16 << 30
+    /// All members together.
+    public var totalBytes: Int64 = 256 << 30
+    /// A member that is read into memory (entries, settings, a Day One journal).
+    public var recordBytes: Int64 = 1 << 30
+    public var members = 1_000_000
+    /// Unpacked bytes per packed byte, checked once `ratioFloor` bytes have been unpacked:
+    /// photos and videos barely compress, text about tenfold; bombs a thousandfold.
+    public var ratio: Int64 = 100
+    public var ratioFloor: Int64 = 64 << 20
+
+    public init() {}
+}
+
+/// What a restore or import did.
+public struct ImportSummary: Sendable, Equatable {
+    /// `backup`, `export` or `dayone`.
+    public var source = ""
+    public var merge = MergeReport()
+    /// Media and thumbnail files that were not on this device before.
+    public var filesAdded = 0
+    public var bytesRead: Int64 = 0
+}
+
+/// Reads diary archives (and Day One exports) back into a diary. Everything is read and
+/// checked first, media into a staging folder; only a fully verified archive reaches the
+/// store, in one transaction.
+public enum ArchiveImport {
+    /// `restore` merges everything a backup holds; `import` merges entries only, and also
+    /// reads Day One exports.
+    public enum Mode: Sendable { case restore, importEntries }
+
+    /// Reads the archive from `descriptor` (a file or stdin; not closed) into the store.
+    public static func run(store: DiaryStore, from descriptor: Int32, mode: Mode, limits: ArchiveLimits = ArchiveLimits(),
+                           totalBytes: Int64? = nil, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ImportSummary {
+        removeStaleStaging(in: store.paths.home)
+        let staging = try makeStaging(in: store.paths.home)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        let reader = try ArchiveReader(fileDescriptor: descriptor)
+        var unpacked = try Unpacked.read(reader, staging: staging, limits: limits, totalBytes: totalBytes, progress: progress)
+
+        var summary = ImportSummary()
+        summary.bytesRead = reader.compressedBytesRead
+        let records: [EntryRecord]
+        var extras: DiaryExtras?
+        if let manifest = unpacked.manifest {
+            summary.source = manifest.scope
+            records = try entryRecords(unpacked.texts[ArchiveLayout.entries] ?? [])
+            guard manifest.count("entries").map({ $0 == records.count }) ?? true else {
+                throw ArchiveError.manifestMismatch(path: ArchiveLayout.entries)
+            }
+            if mode == .restore, let lines = unpacked.texts[ArchiveLayout.extras] {
+                extras = try diaryExtras(lines)
+            }
+        } else if let journal = unpacked.dayOneJournal {
+            summary.source = "dayone"
+            records = try DayOne.records(journal: unpacked.texts[journal] ?? [], files: &unpacked.files)
+        } else {
+            throw ArchiveError.notDiaryArchive
+        }
+
+        let placed = try place(records, files: unpacked.files, paths: store.paths)
+        do {
+            summary.merge = try store.merge(records, extras: extras, source: mode == .restore ? "restore" : "import")
+        } catch {
+            for file in placed { unlink(file.path) }
+            throw error
+        }
+        summary.filesAdded = placed.count
+        return summary
+    }
+
+    /// Moves staged media and thumbnails the records use into the store (content-addressed:
+    /// a file already there is the same bytes and is left alone). Returns what it added.
+    private static func place(_ records: [EntryRecord], files: [String: StagedFile], paths: DiaryPaths) throws -> [URL] {
+        var placed: [URL] = []
+        func move(_ member: String, to destination: URL) throws {
+            guard let staged = files[member], !FileManager.default.fileExists(atPath: destination.path) else { return }
+            let folder = destination.deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            guard rename(staged.url.path, destination.path) == 0 else {
+                for file in placed { unlink(file.path) }
+                throw ArchiveError.cannotCreate(path: destination.path)
+            }
+            placed.append(destination)
+        }
+        for record in records {
+            for item in record.media.map(\.item) {
+                try move(ArchiveLayout.mediaPath(item), to: paths.media.appendingPathComponent(item.relativePath))
+                if let thumbnail = item.thumbnail, let relative = item.thumbnailPath {
+                    try move(ArchiveLayout.thumbnailPath(thumbnail), to: paths.thumbnails.appendingPathComponent(relative))
+                }
+            }
+        }
+        return placed
+    }
+
+    private static func entryRecords(_ bytes: [UInt8]) throws -> [EntryRecord] {
+        try jsonLines(bytes, member: ArchiveLayout.entries).map { line, json throws in
+            do throws(RecordDecodingError) {
+                return try EntryRecord(json: json)
+            } catch {
+                throw ArchiveError.invalidRecord(member: ArchiveLayout.entries, line: line, field: error.field)
+            }
+        }
+    }
+
+    private static func diaryExtras(_ bytes: [UInt8]) throws -> DiaryExtras {
+        var extras = DiaryExtras()
+        for (line, json) in try jsonLines(bytes, member: ArchiveLayout.extras) {
+            do throws(RecordDecodingError) {
+                try extras.add(json: json)
+            } catch {
+                throw ArchiveError.invalidRecord(member: ArchiveLayout.extras, line: line, field: error.field)
+            }
+        }
+        return extras
+    }
+
+    /// Splits JSON Lines, parsing each; the line number (1-based) travels with it.
+    static func jsonLines(_ bytes: [UInt8], member: String) throws -> [(Int, JSON)] {
+        var result: [(Int, JSON)] = []
+        var start = 0
+        var line = 0
+        while start < bytes.count {
+            line += 1
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            if end > start {
+                guard let json = JSON.parse(Data(bytes[start..<end])), case .object = json else {
+                    throw ArchiveError.invalidRecord(member: member, line: line, field: nil)
+                }
+                result.append((line, json))
+            }
+            start = end + 1
+        }
+        return result
+    }
+
+    private static func makeStaging(in home: URL) throws -> URL {
+        var template = Array(home.appendingPathComponent(".incoming-XXXXXX").path.utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw ArchiveError.cannotCreate(path: home.path)
+        }
+        return URL(fileURLWithPath: String(cString: template))
+    }
+
+    // A restore that was killed leaves its staging folder behind; an hour later it is not
+    // anyone's any more.
+    private static func removeStaleStaging(in home: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: home.path) else { return }
+        for name in names where name.hasPrefix(".incoming-") {
+            let url = home.appendingPathComponent(name)
+            let modified = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? Date()
+            if Date().timeIntervalSince(modified) > 3600 { try? FileManager.default.removeItem(at: url) }
+        }
+    }
+}
+
+/// A member written to the staging folder, with its digests.
+struct StagedFile {
+    var url: URL
+    var bytes: Int64
+    var sha256: String
+    var md5: String
+}
+
+/// What a member is to the reader: the manifest, records read into memory, a file staged
+/// on disk (with the digest its name promises), a page (only checked), or unknown.
+private enum MemberKind {
+    case manifest, text, file(digest: String?), page, skip
+}
+
+/// Every member of an archive, checked: paths, types, sizes, digests, the manifest.
+private struct Unpacked {
+    var manifest: ArchiveManifest?
+    var texts: [String: [UInt8]] = [:]
+    var files: [String: StagedFile] = [:]
+    /// The member holding a Day One journal, when the archive has no manifest.
+    var dayOneJournal: String?
+
+    static func read(_ reader: ArchiveReader, staging: URL, limits: ArchiveLimits, totalBytes: Int64?,
+                     progress: ((ArchiveProgress) -> Void)?) throws -> Unpacked {
+        var unpacked = Unpacked()
+        var expected: [String: ArchiveManifest.Item] = [:]
+        var seen: Set<String> = []
+        var count = 0
+        var total: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+
+        while let member = try reader.next() {
+            count += 1
+            guard count <= limits.members else { throw ArchiveError.tooLarge(path: member.path) }
+            let path = try safePath(member.path)
+            switch member.type {
+            case .directory: continue
+            case .regular: break
+            case .symbolicLink, .hardLink: throw ArchiveError.unsafeMember(path: member.path, reason: .link)
+            default: throw ArchiveError.unsafeMember(path: member.path, reason: .device)
+            }
+            guard seen.insert(path).inserted else { throw ArchiveError.unsafeMember(path: path, reason: .duplicate) }
+            let isFirst = seen.count == 1
+
+            // What the member is, and how big it may be.
+            var kind: MemberKind
+            var limit = limits.memberBytes
+            if isFirst && path == ArchiveLayout.manifest {
+                kind = .manifest
+                limit = 64 << 20
+            } else if unpacked.manifest != nil {
+                guard let item = expected[path] else { throw ArchiveError.manifestMismatch(path: path) }
+                limit = item.bytes
+                switch ArchiveLayout.Member(path: path) {
+                case .entries?, .extras?: kind = .text
+                case let .media(sha256, _)?: kind = .file(digest: sha256)
+                case let .thumbnail(sha256)?: kind = .file(digest: sha256)
+                case .page?: kind = .page
+                case .manifest?, nil: kind = .skip
+                }
+            } else if path == ArchiveLayout.manifest {
+                // Ours always comes first: anywhere else it cannot have been checked in time.
+                throw ArchiveError.unsafeMember(path: path, reason: .misplacedManifest)
+            } else if DayOne.isJournal(path) {
+                kind = .text
+                unpacked.dayOneJournal = unpacked.dayOneJournal ?? path
+            } else if DayOne.isMediaFile(path) {
+                kind = .file(digest: nil)
+            } else {
+                kind = .skip
+            }
+            if case .text = kind { limit = min(limit, limits.recordBytes) }
+            if let size = member.size, size > limit {
+                if unpacked.manifest != nil, expected[path].map({ size != $0.bytes }) == true {
+                    throw ArchiveError.manifestMismatch(path: path)
+                }
+                throw ArchiveError.tooLarge(path: path)
+            }
+
+            var sha = SHA256()
+            var md5 = Insecure.MD5()
+            var bytes: Int64 = 0
+            var text: [UInt8] = []
+            var output: Int32 = -1
+            let stagedURL = staging.appendingPathComponent("\(unpacked.files.count)")
+            if case .file = kind {
+                output = open(stagedURL.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard output >= 0 else { throw ArchiveError.cannotCreate(path: stagedURL.path) }
+            }
+            defer { if output >= 0 { close(output) } }
+            while true {
+                let got = try reader.read(into: buffer)
+                if got == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+                bytes += Int64(got)
+                total += Int64(got)
+                if bytes > limit {
+                    throw unpacked.manifest != nil ? ArchiveError.manifestMismatch(path: path) : ArchiveError.tooLarge(path: path)
+                }
+                guard total <= limits.totalBytes else { throw ArchiveError.tooLarge(path: path) }
+                if reader.uncompressedBytesRead > limits.ratioFloor,
+                   reader.uncompressedBytesRead > max(reader.compressedBytesRead, 1) * limits.ratio {
+                    throw ArchiveError.tooLarge(path: path)
+                }
+                if case .skip = kind { continue }
+                sha.update(bufferPointer: chunk)
+                switch kind {
+                case .manifest, .text: text.append(contentsOf: chunk)
+                case .file:
+                    md5.update(bufferPointer: chunk)
+                    try writeAll(output, chunk, path: stagedURL.path)
+                default: break
+                }
+                progress?(ArchiveProgress(bytesDone: reader.compressedBytesRead, bytesTotal: totalBytes, filesDone: count, filesTotal: nil))
+            }
+            let digest = LibArchive.hex(sha.finalize())
+            switch kind {
+            case .manifest:
+                guard let json = JSON.parse(Data(text)), case .object = json else {
+                    throw ArchiveError.invalidRecord(member: path, line: 1, field: nil)
+                }
+                let manifest = try ArchiveManifest(json: json)
+                for item in manifest.members {
+                    let checked = try safePath(item.path)
+                    guard checked != ArchiveLayout.manifest, expected.updateValue(item, forKey: checked) == nil else {
+                        throw ArchiveError.unsafeMember(path: item.path, reason: .duplicate)
+                    }
+                }
+                unpacked.manifest = manifest
+                continue
+            case .skip:
+                continue
+            default:
+                break
+            }
+            if let item = expected[path], item.bytes != bytes || item.sha256 != digest {
+                throw ArchiveError.manifestMismatch(path: path)
+            }
+            switch kind {
+            case .text:
+                unpacked.texts[path] = text
+            case let .file(named):
+                if let named, named != digest { throw ArchiveError.manifestMismatch(path: path) }
+                // On disk before the store points at it.
+                guard fsync(output) == 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
+                unpacked.files[path] = StagedFile(url: stagedURL, bytes: bytes, sha256: digest, md5: LibArchive.hex(md5.finalize()))
+            default:
+                break
+            }
+        }
+        if unpacked.manifest != nil, let missing = expected.keys.sorted().first(where: { !seen.contains($0) }) {
+            throw ArchiveError.manifestMismatch(path: missing)
+        }
+        return unpacked
+    }
+
+    /// The member's path with a leading `./` taken off; absolute paths and `..` are refused.
+    static func safePath(_ raw: String) throws -> String {
+        var path = raw
+        while path.hasPrefix("./") { path.removeFirst(2) }
+        if path.hasSuffix("/") { path.removeLast() }
+        guard !raw.hasPrefix("/") else { throw ArchiveError.unsafeMember(path: raw, reason: .absolutePath) }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.contains("..") else { throw ArchiveError.unsafeMember(path: raw, reason: .parentReference) }
+        guard !path.isEmpty, !parts.contains(""), !parts.contains("."), !path.contains("\\"),
+              !path.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            throw ArchiveError.unsafeMember(path: raw, reason: .strangeName)
+        }
+        return path
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < chunk.count {
+            let wrote = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError.writeFailed(String(cString: strerror(errno)))
+            }
+            offset += wrote
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+
+/// The sync fields every stored row carries: when it last changed (hybrid clock), on which
+/// device, and whether it is a tombstone.
+public struct RowClock: Sendable, Equatable {
+    public var hlc: String
+    public var deviceId: String
+    public var deletedAt: Date?
+
+    public init(hlc: String, deviceId: String, deletedAt: Date? = nil) {
+        self.hlc = hlc
+        self.deviceId = deviceId
+        self.deletedAt = deletedAt
+    }
+
+    /// The clock reading, for ordering versions (unreadable clocks sort first).
+    var timestamp: HybridTimestamp { HybridTimestamp(hlc) ?? HybridTimestamp(wallMillis: 0, counter: 0, device: "") }
+}
+
+/// Everything stored about one entry, row by row and clock by clock: what a backup carries
+/// and what a restore or an import merges back.
+public struct EntryRecord: Sendable, Equatable {
+    /// One media row of the entry.
+    public struct Media: Sendable, Equatable {
+        public var id: String
+        public var position: Int
+        public var clock: RowClock
+        public var item: MediaItem
+
+        public init(id: String, position: Int, clock: RowClock, item: MediaItem) {
+            self.id = id
+            self.position = position
+            self.clock = clock
+            self.item = item
+        }
+    }
+
+    /// One message of the conversation with its clock.
+    public struct Line: Sendable, Equatable {
+        public var message: Message
+        public var clock: RowClock
+
+        public init(message: Message, clock: RowClock) {
+            self.message = message
+            self.clock = clock
+        }
+    }
+
+    /// One tag on the entry, by name (tag ids differ between devices).
+    public struct TagLink: Sendable, Equatable {
+        public var name: String
+        public var position: Int
+        public var createdAt: Date
+        public var clock: RowClock
+
+        public init(name: String, position: Int, createdAt: Date, clock: RowClock) {
+            self.name = name
+            self.position = position
+            self.createdAt = createdAt
+            self.clock = clock
+        }
+    }
+
+    public var id: String
+    public var clock: RowClock
+    public var status: EntryStatus
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var occurredAt: Date
+    public var timeZone: String
+    public var note: String?
+    public var transcript: String?
+    public var analysis: String?
+    public var analysisProvider: String?
+    public var context: EntryContext
+    public var persona: String
+    public var provider: String?
+    public var title: String?
+    public var summary: String?
+    public var summarizedAt: Date?
+    public var lastError: String?
+    public var digest: String?
+    public var digestThrough: String?
+    public var media: [Media]
+    public var lines: [Line]
+    public var tagLinks: [TagLink]
+
+    public init(id: String, clock: RowClock, status: EntryStatus, createdAt: Date, updatedAt: Date, occurredAt: Date,
+                timeZone: String, note: String? = nil, transcript: String? = nil, analysis: String? = nil,
+                analysisProvider: String? = nil, context: EntryContext = EntryContext(), persona: String,
+                provider: String? = nil, title: String? = nil, summary: String? = nil, summarizedAt: Date? = nil,
+                lastError: String? = nil, digest: String? = nil, digestThrough: String? = nil,
+                media: [Media] = [], lines: [Line] = [], tagLinks: [TagLink] = []) {
+        self.id = id
+        self.clock = clock
+        self.status = status
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.occurredAt = occurredAt
+        self.timeZone = timeZone
+        self.note = note
+        self.transcript = transcript
+        self.analysis = analysis
+        self.analysisProvider = analysisProvider
+        self.context = context
+        self.persona = persona
+        self.provider = provider
+        self.title = title
+        self.summary = summary
+        self.summarizedAt = summarizedAt
+        self.lastError = lastError
+        self.digest = digest
+        self.digestThrough = digestThrough
+        self.media = media
+        self.lines = lines
+        self.tagLinks = tagLinks
+    }
+
+    /// The zone the entry was written in.
+    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
+    /// The names of the tags it has now, in order.
+    public var tags: [String] { tagLinks.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position }.map(\.name) }
+    /// Its media that are not deleted, in order.
+    public var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
+    /// Its messages that are not deleted, oldest first.
+    public var liveMessages: [Message] { lines.filter { $0.clock.deletedAt == nil }.map(\.message) }
+    /// The entry's own fields with the children left out: what a kept conflict version holds.
+    var fieldsOnly: EntryRecord {
+        var copy = self
+        copy.media = []
+        copy.lines = []
+        copy.tagLinks = []
+        return copy
+    }
+}
+
+/// A tag's own row: when it was first and last used (counts are derived).
+public struct TagRecord: Sendable, Equatable {
+    public var name: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    public var clock: RowClock
+
+    public init(name: String, createdAt: Date, lastUsedAt: Date?, clock: RowClock) {
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.clock = clock
+    }
+}
+
+/// A synced setting (persona, language, …).
+public struct SettingRecord: Sendable, Equatable {
+    public var key: String
+    public var value: String
+    public var updatedAt: Date
+    public var clock: RowClock
+
+    public init(key: String, value: String, updatedAt: Date, clock: RowClock) {
+        self.key = key
+        self.value = value
+        self.updatedAt = updatedAt
+        self.clock = clock
+    }
+}
+
+/// How many times something was used on a day (companion turns, pages written, …).
+public struct UsageRecord: Sendable, Equatable {
+    public var day: String
+    public var counter: String
+    public var count: Int
+
+    public init(day: String, counter: String, count: Int) {
+        self.day = day
+        self.counter = counter
+        self.count = count
+    }
+}
+
+/// A version of a row that lost a merge, kept so that nothing is ever lost.
+public struct ConflictRecord: Sendable, Equatable {
+    public var id: String
+    public var table: String
+    public var rowId: String
+    /// The losing version's clock and the winner's.
+    public var hlc: String
+    public var winnerHlc: String
+    /// Where the losing version came from: `import`, `restore` or `sync`.
+    public var source: String
+    public var keptAt: Date
+    /// The losing version, in the archive's JSON form.
+    public var version: JSON
+
+    public init(id: String, table: String, rowId: String, hlc: String, winnerHlc: String, source: String, keptAt: Date, version: JSON) {
+        self.id = id
+        self.table = table
+        self.rowId = rowId
+        self.hlc = hlc
+        self.winnerHlc = winnerHlc
+        self.source = source
+        self.keptAt = keptAt
+        self.version = version
+    }
+}
+
+/// Everything in a diary besides its entries, as a backup carries it.
+public struct DiaryExtras: Sendable, Equatable {
+    public var tags: [TagRecord] = []
+    public var settings: [SettingRecord] = []
+    /// This device's own settings (consents, notices shown), which never sync.
+    public var deviceSettings: [(key: String, value: String)] = []
+    public var usage: [UsageRecord] = []
+    public var conflicts: [ConflictRecord] = []
+
+    public init() {}
+
+    public static func == (lhs: DiaryExtras, rhs: DiaryExtras) -> Bool {
+        lhs.tags == rhs.tags && lhs.settings == rhs.settings && lhs.usage == rhs.usage && lhs.conflicts == rhs.conflicts
+            && lhs.deviceSettings.map(\.key) == rhs.deviceSettings.map(\.key)
+            && lhs.deviceSettings.map(\.value) == rhs.deviceSettings.map(\.value)
+    }
+}
+
+/// What a merge did.
+public struct MergeReport: Sendable, Equatable {
+    public var added = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var conflictsKept = 0
+    public var messagesAdded = 0
+    public var settingsChanged = 0
+
+    public init() {}
+}

@@ -1,0 +1,318 @@
+import Foundation
+
+/// A record line that cannot be read back: which field, and why.
+public struct RecordDecodingError: Error, Equatable, Sendable {
+    public var field: String
+
+    public init(field: String) { self.field = field }
+}
+
+// The archive's JSON form of records (also what a kept conflict version holds). Times are
+// RFC 3339 to the millisecond in the entry's own zone, so a round trip is exact and a
+// person reading entries.jsonl sees their own clock.
+extension EntryRecord {
+    /// The record as one `entries.jsonl` line.
+    public var json: JSON {
+        let zone = self.zone
+        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null }
+        func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
+            [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
+        }
+        var pairs: [(String, JSON)] = [
+            ("kind", .string("entry")),
+            ("id", .string(id)),
+            ("status", .string(status.rawValue)),
+            ("created_at", time(createdAt)),
+            ("updated_at", time(updatedAt)),
+            ("occurred_at", time(occurredAt)),
+            ("time_zone", .string(timeZone)),
+            ("title", .optional(title)),
+            ("summary", .optional(summary)),
+            ("tags", .array(tags.map(JSON.string))),
+            ("note", .optional(note)),
+            ("transcript", .optional(transcript)),
+            ("analysis", .optional(analysis)),
+            ("analysis_provider", .optional(analysisProvider)),
+            ("context", RecordCoding.contextJSON(context)),
+            ("persona", .string(persona)),
+            ("provider", .optional(provider)),
+            ("summarized_at", time(summarizedAt)),
+            ("last_error", .optional(lastError)),
+            ("digest", .optional(digest)),
+            ("digest_through", .optional(digestThrough)),
+        ]
+        pairs += clockPairs(clock)
+        pairs.append(("media", .array(media.map { media in
+            let item = media.item
+            return .object([
+                ("id", .string(media.id)),
+                ("position", .int(Int64(media.position))),
+                ("kind", .string(item.kind.rawValue)),
+                ("sha256", .string(item.sha256)),
+                ("mime", .string(item.mime)),
+                ("ext", .string(item.fileExtension)),
+                ("bytes", .int(item.bytes)),
+                ("width", .optional(item.width)),
+                ("height", .optional(item.height)),
+                ("duration", .optional(item.durationSeconds)),
+                ("taken_at", time(item.takenAt)),
+                ("thumbnail", .optional(item.thumbnail)),
+            ] + clockPairs(media.clock))
+        })))
+        pairs.append(("messages", .array(lines.map { line in
+            let message = line.message
+            return .object([
+                ("id", .string(message.id)),
+                ("author", .string(message.author.rawValue)),
+                ("persona", .string(message.persona)),
+                ("provider", .optional(message.provider)),
+                ("text", .string(message.text)),
+                ("created_at", time(message.createdAt)),
+            ] + clockPairs(line.clock))
+        })))
+        pairs.append(("tag_links", .array(tagLinks.map { link in
+            .object([
+                ("name", .string(link.name)),
+                ("position", .int(Int64(link.position))),
+                ("created_at", time(link.createdAt)),
+            ] + clockPairs(link.clock))
+        })))
+        return .object(pairs)
+    }
+
+    /// Reads an `entries.jsonl` line back; the error names the first field that is wrong.
+    public init(json: JSON) throws(RecordDecodingError) {
+        let reader = RecordReader(json, path: "")
+        guard reader.optionalString("kind") == "entry" else { throw RecordDecodingError(field: "kind") }
+        let id = try reader.identifier("id")
+        let zoneName = try reader.string("time_zone")
+        guard TimeZone(identifier: zoneName) != nil else { throw RecordDecodingError(field: "time_zone") }
+        guard let status = EntryStatus(rawValue: try reader.string("status")) else { throw RecordDecodingError(field: "status") }
+        self.init(id: id, clock: try reader.clock(), status: status, createdAt: try reader.time("created_at"),
+                  updatedAt: try reader.time("updated_at"), occurredAt: try reader.time("occurred_at"), timeZone: zoneName,
+                  note: try reader.text("note"), transcript: try reader.text("transcript"),
+                  analysis: try reader.text("analysis"), analysisProvider: try reader.text("analysis_provider"),
+                  context: try RecordCoding.context(reader.value("context")), persona: try reader.string("persona"),
+                  provider: try reader.text("provider"), title: try reader.text("title"), summary: try reader.text("summary"),
+                  summarizedAt: try reader.optionalTime("summarized_at"), lastError: try reader.text("last_error"),
+                  digest: try reader.text("digest"), digestThrough: try reader.text("digest_through"))
+        for (index, value) in try reader.array("media").enumerated() {
+            let item = RecordReader(value, path: "media[\(index)].")
+            guard let kind = MediaKind(rawValue: try item.string("kind")) else { throw RecordDecodingError(field: "media[\(index)].kind") }
+            let sha256 = try item.digest("sha256")
+            let fileExtension = try item.string("ext")
+            guard RecordCoding.isFileExtension(fileExtension) else { throw RecordDecodingError(field: "media[\(index)].ext") }
+            let thumbnail = try item.optionalDigest("thumbnail")
+            media.append(Media(id: try item.identifier("id"), position: try item.int("position"), clock: try item.clock(),
+                               item: MediaItem(kind: kind, sha256: sha256, mime: try item.string("mime"), fileExtension: fileExtension,
+                                               bytes: Int64(try item.int("bytes")), width: try item.optionalInt("width"),
+                                               height: try item.optionalInt("height"),
+                                               durationSeconds: try item.optionalDouble("duration"),
+                                               takenAt: try item.optionalTime("taken_at"), thumbnail: thumbnail)))
+        }
+        for (index, value) in try reader.array("messages").enumerated() {
+            let line = RecordReader(value, path: "messages[\(index)].")
+            guard let author = Author(rawValue: try line.string("author")) else { throw RecordDecodingError(field: "messages[\(index)].author") }
+            lines.append(Line(message: Message(id: try line.identifier("id"), entryId: id, author: author,
+                                               persona: try line.string("persona"), provider: try line.text("provider"),
+                                               text: try line.string("text"), createdAt: try line.time("created_at")),
+                              clock: try line.clock()))
+        }
+        for (index, value) in try reader.array("tag_links").enumerated() {
+            let link = RecordReader(value, path: "tag_links[\(index)].")
+            guard let name = TagName.normalize(try link.string("name")) else { throw RecordDecodingError(field: "tag_links[\(index)].name") }
+            tagLinks.append(TagLink(name: name, position: try link.int("position"), createdAt: try link.time("created_at"),
+                                    clock: try link.clock()))
+        }
+    }
+}
+
+extension DiaryExtras {
+    /// The lines of a backup's `diary.jsonl`: tags, settings, device settings, usage, conflicts.
+    public var jsonLines: [JSON] {
+        let utc = TimeZone(identifier: "UTC")!
+        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null }
+        func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
+            [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
+        }
+        var lines: [JSON] = []
+        for tag in tags {
+            lines.append(.object([("kind", .string("tag")), ("name", .string(tag.name)), ("created_at", time(tag.createdAt)),
+                                  ("last_used_at", time(tag.lastUsedAt))] + clockPairs(tag.clock)))
+        }
+        for setting in settings {
+            lines.append(.object([("kind", .string("setting")), ("key", .string(setting.key)), ("value", .string(setting.value)),
+                                  ("updated_at", time(setting.updatedAt))] + clockPairs(setting.clock)))
+        }
+        for setting in deviceSettings {
+            lines.append(.object([("kind", .string("device_setting")), ("key", .string(setting.key)), ("value", .string(setting.value))]))
+        }
+        for use in usage {
+            lines.append(.object([("kind", .string("usage")), ("day", .string(use.day)), ("counter", .string(use.counter)),
+                                  ("count", .int(Int64(use.count)))]))
+        }
+        for conflict in conflicts {
+            lines.append(.object([("kind", .string("conflict")), ("id", .string(conflict.id)), ("table", .string(conflict.table)),
+                                  ("row_id", .string(conflict.rowId)), ("hlc", .string(conflict.hlc)),
+                                  ("winner_hlc", .string(conflict.winnerHlc)), ("source", .string(conflict.source)),
+                                  ("kept_at", time(conflict.keptAt)), ("version", conflict.version)]))
+        }
+        return lines
+    }
+
+    /// Adds one `diary.jsonl` line; unknown kinds are an error (the format version guards them).
+    public mutating func add(json: JSON) throws(RecordDecodingError) {
+        let reader = RecordReader(json, path: "")
+        switch reader.optionalString("kind") {
+        case "tag":
+            guard let name = TagName.normalize(try reader.string("name")) else { throw RecordDecodingError(field: "name") }
+            tags.append(TagRecord(name: name, createdAt: try reader.time("created_at"),
+                                  lastUsedAt: try reader.optionalTime("last_used_at"), clock: try reader.clock()))
+        case "setting":
+            settings.append(SettingRecord(key: try reader.string("key"), value: try reader.string("value"),
+                                          updatedAt: try reader.time("updated_at"), clock: try reader.clock()))
+        case "device_setting":
+            deviceSettings.append((key: try reader.string("key"), value: try reader.string("value")))
+        case "usage":
+            let day = try reader.string("day")
+            guard day.utf8.count == 10 else { throw RecordDecodingError(field: "day") }
+            usage.append(UsageRecord(day: day, counter: try reader.string("counter"), count: try reader.int("count")))
+        case "conflict":
+            guard let version = reader.value("version"), case .object = version else { throw RecordDecodingError(field: "version") }
+            conflicts.append(ConflictRecord(id: try reader.identifier("id"), table: try reader.string("table"),
+                                            rowId: try reader.string("row_id"), hlc: try reader.string("hlc"),
+                                            winnerHlc: try reader.string("winner_hlc"), source: try reader.string("source"),
+                                            keptAt: try reader.time("kept_at"), version: version))
+        default:
+            throw RecordDecodingError(field: "kind")
+        }
+    }
+}
+
+enum RecordCoding {
+    static func contextJSON(_ context: EntryContext) -> JSON {
+        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil ? .null : .object([
+            ("description", .optional(context.weatherDescription)),
+            ("temperature_c", .optional(context.temperatureC)),
+        ])
+        return .object([
+            ("place", .optional(context.place)),
+            ("latitude", .optional(context.latitude)),
+            ("longitude", .optional(context.longitude)),
+            ("weather", weather),
+        ])
+    }
+
+    static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
+        guard let json, json != .null else { return EntryContext() }
+        guard case .object = json else { throw RecordDecodingError(field: "context") }
+        func number(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> Double? {
+            guard let value, value != .null else { return nil }
+            guard let number = value.doubleValue, number.isFinite else { throw RecordDecodingError(field: "context.\(field)") }
+            return number
+        }
+        func text(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> String? {
+            guard let value, value != .null else { return nil }
+            guard let text = value.stringValue else { throw RecordDecodingError(field: "context.\(field)") }
+            return text
+        }
+        let weather = json["weather"]
+        return EntryContext(place: try text(json["place"], "place"), latitude: try number(json["latitude"], "latitude"),
+                            longitude: try number(json["longitude"], "longitude"),
+                            weatherDescription: try text(weather?["description"], "weather.description"),
+                            temperatureC: try number(weather?["temperature_c"], "weather.temperature_c"))
+    }
+
+    /// Lowercase letters and digits only: the name becomes part of a file path.
+    static func isFileExtension(_ text: String) -> Bool {
+        (1...8).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
+    }
+
+    /// 64 lowercase hex digits.
+    static func isDigest(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}
+
+/// Reads typed fields out of one JSON object, naming the field that is missing or wrong.
+struct RecordReader {
+    let object: JSON
+    let path: String
+
+    init(_ object: JSON, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    func value(_ key: String) -> JSON? { object[key] }
+    func optionalString(_ key: String) -> String? { object[key]?.stringValue }
+    private func fail(_ key: String) -> RecordDecodingError { RecordDecodingError(field: path + key) }
+
+    func string(_ key: String) throws(RecordDecodingError) -> String {
+        guard let text = object[key]?.stringValue else { throw fail(key) }
+        return text
+    }
+
+    func text(_ key: String) throws(RecordDecodingError) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw fail(key) }
+        return text
+    }
+
+    /// An id that is safe to use anywhere (UUID-like: hex digits and dashes).
+    func identifier(_ key: String) throws(RecordDecodingError) -> String {
+        let text = try string(key)
+        guard (1...64).contains(text.utf8.count),
+              text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }) else { throw fail(key) }
+        return text
+    }
+
+    func digest(_ key: String) throws(RecordDecodingError) -> String {
+        let text = try string(key)
+        guard RecordCoding.isDigest(text) else { throw fail(key) }
+        return text
+    }
+
+    func optionalDigest(_ key: String) throws(RecordDecodingError) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        return try digest(key)
+    }
+
+    func int(_ key: String) throws(RecordDecodingError) -> Int {
+        guard case let .int(number)? = object[key], let value = Int(exactly: number), value >= 0 else { throw fail(key) }
+        return value
+    }
+
+    func optionalInt(_ key: String) throws(RecordDecodingError) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        return try int(key)
+    }
+
+    func optionalDouble(_ key: String) throws(RecordDecodingError) -> Double? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let number = value.doubleValue, number.isFinite else { throw fail(key) }
+        return number
+    }
+
+    func time(_ key: String) throws(RecordDecodingError) -> Date {
+        guard let text = object[key]?.stringValue, let date = Timestamps.parseRFC3339(text) else { throw fail(key) }
+        return date
+    }
+
+    func optionalTime(_ key: String) throws(RecordDecodingError) -> Date? {
+        guard let value = object[key], value != .null else { return nil }
+        return try time(key)
+    }
+
+    func array(_ key: String) throws(RecordDecodingError) -> [JSON] {
+        guard let value = object[key], value != .null else { return [] }
+        guard let items = value.arrayValue else { throw fail(key) }
+        return items
+    }
+
+    func clock() throws(RecordDecodingError) -> RowClock {
+        let hlc = try string("hlc")
+        guard HybridTimestamp(hlc) != nil else { throw fail("hlc") }
+        return RowClock(hlc: hlc, deviceId: try string("device_id"), deletedAt: try optionalTime("deleted_at"))
+    }
+}

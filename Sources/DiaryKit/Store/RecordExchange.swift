@@ -1,0 +1,375 @@
+import Foundation
+import GRDB
+
+// Whole records out (backups, exports) and back in (restore, import, later sync). A merge
+// is one transaction: by id, the newer clock wins, the losing version is kept as a
+// conflict, deletes never come back to life, messages are a union. Merging the same
+// records twice changes nothing.
+extension DiaryStore {
+    /// The ids of every entry, oldest moment first; tombstones too when asked.
+    public func entryIds(includingDeleted: Bool) throws -> [String] {
+        try read { db in
+            try String.fetchAll(db.cachedStatement(sql: """
+                SELECT id FROM entry \(includingDeleted ? "" : "WHERE deleted_at IS NULL") ORDER BY moment_key
+                """))
+        }
+    }
+
+    /// The full records of these entries (unknown ids are skipped), in the order given.
+    public func entryRecords(ids: [String]) throws -> [EntryRecord] {
+        try read { db in try ids.compactMap { try Self.record(db, id: $0) } }
+    }
+
+    /// Everything besides entries, as a backup carries it.
+    public func extras() throws -> DiaryExtras {
+        try read { db in
+            var extras = DiaryExtras()
+            extras.tags = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM tag ORDER BY name")).map { row in
+                TagRecord(name: row["name"], createdAt: Timestamps.date(millis: row["created_at"]),
+                          lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamps.date(millis:)), clock: Self.clock(row))
+            }
+            extras.settings = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM setting ORDER BY key")).map { row in
+                SettingRecord(key: row["key"], value: row["value"], updatedAt: Timestamps.date(millis: row["updated_at"]),
+                              clock: RowClock(hlc: row["hlc"], deviceId: row["device_id"]))
+            }
+            extras.deviceSettings = try Row.fetchAll(db.cachedStatement(sql: "SELECT key, value FROM device_setting ORDER BY key"))
+                .map { (key: $0["key"], value: $0["value"]) }
+            extras.usage = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM usage ORDER BY day, kind")).map { row in
+                UsageRecord(day: row["day"], counter: row["kind"], count: row["count"])
+            }
+            extras.conflicts = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM conflict ORDER BY kept_at, id")).map { row in
+                ConflictRecord(id: row["id"], table: row["table_name"], rowId: row["row_id"], hlc: row["hlc"],
+                               winnerHlc: row["winner_hlc"], source: row["source"], keptAt: Timestamps.date(millis: row["kept_at"]),
+                               version: JSON.parse(Data((row["version"] as String).utf8)) ?? .null)
+            }
+            return extras
+        }
+    }
+
+    /// The versions that lost a merge, newest first.
+    public func conflicts() throws -> [ConflictRecord] { try extras().conflicts.reversed() }
+
+    /// Merges records into the diary in one transaction (all or nothing); `source` names
+    /// where they came from in the conflicts kept.
+    public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: String) throws -> MergeReport {
+        let horizon = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + Self.clockSkewAllowed, counter: 0, device: "")
+        for record in records {
+            let clocks = [record.clock] + record.media.map(\.clock) + record.lines.map(\.clock) + record.tagLinks.map(\.clock)
+            if clocks.contains(where: { horizon < $0.timestamp }) { throw StoreError.clockFromFuture(record.id) }
+        }
+        return try write { db in
+            var merge = Merge(store: self, db: db, source: source)
+            for record in records { try merge.entry(record) }
+            if let extras { try merge.extras(extras) }
+            try merge.finish()
+            return merge.report
+        }
+    }
+
+    /// Records the thumbnail made for every media row showing these bytes.
+    public func setThumbnail(mediaSHA256: String, thumbnail: String) throws {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE media SET thumbnail = ? WHERE sha256 = ? AND thumbnail IS NOT ?")
+                .execute(arguments: [thumbnail, mediaSHA256, thumbnail])
+        }
+    }
+
+    // A day: a clock further ahead than this is a broken or hostile source, and taking it
+    // would make every later local edit lose to it.
+    static let clockSkewAllowed: Int64 = 86_400_000
+
+    static func clock(_ row: Row) -> RowClock {
+        RowClock(hlc: row["hlc"], deviceId: row["device_id"], deletedAt: (row["deleted_at"] as Int64?).map(Timestamps.date(millis:)))
+    }
+
+    static func record(_ db: Database, id: String) throws -> EntryRecord? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM entry WHERE id = ?"), arguments: [id]) else { return nil }
+        let media = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM media WHERE entry_id = ? ORDER BY position, id"),
+                                     arguments: [id]).map { row in
+            EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
+                kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
+                bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
+                takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]))
+        }
+        let lines = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY seq"),
+                                     arguments: [id]).map { row in
+            EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
+                                              persona: row["persona"], provider: row["provider"], text: row["text"],
+                                              createdAt: Timestamps.date(millis: row["created_at"])),
+                             clock: clock(row))
+        }
+        let links = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at
+            FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position, t.name
+            """), arguments: [id]).map { row in
+            EntryRecord.TagLink(name: row["name"], position: row["position"], createdAt: Timestamps.date(millis: row["created_at"]),
+                                clock: clock(row))
+        }
+        func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
+        return EntryRecord(
+            id: id, clock: clock(row), status: EntryStatus(rawValue: row["status"]) ?? .draft, createdAt: time("created_at"),
+            updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
+            transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
+            context: ContextCoding.decode(row["context"]), persona: row["persona"], provider: row["provider"],
+            title: row["title"], summary: row["summary"],
+            summarizedAt: (row["summarized_at"] as Int64?).map(Timestamps.date(millis:)), lastError: row["last_error"],
+            digest: row["digest"], digestThrough: row["digest_through"], media: media, lines: lines, tagLinks: links)
+    }
+}
+
+/// One merge in progress inside its transaction.
+private struct Merge {
+    let store: DiaryStore
+    let db: Database
+    let source: String
+    var report = MergeReport()
+    var touchedTags: Set<String> = []
+    var newest: HybridTimestamp?
+
+    init(store: DiaryStore, db: Database, source: String) {
+        self.store = store
+        self.db = db
+        self.source = source
+    }
+
+    private static func millis(_ date: Date?) -> Int64? { date.map(Timestamps.millis) }
+
+    private mutating func saw(_ clock: RowClock) {
+        let timestamp = clock.timestamp
+        if newest.map({ $0 < timestamp }) ?? true { newest = timestamp }
+    }
+
+    mutating func entry(_ incoming: EntryRecord) throws {
+        saw(incoming.clock)
+        var changed = false
+        if let local = try DiaryStore.record(db, id: incoming.id) {
+            changed = try resolve(local: local, incoming: incoming)
+            if changed { report.updated += 1 }
+        } else {
+            try insertFields(incoming)
+            report.added += 1
+            changed = true
+        }
+        for media in incoming.media { changed = try self.media(media, entryId: incoming.id) || changed }
+        for line in incoming.lines { changed = try self.line(line, entryId: incoming.id) || changed }
+        for link in incoming.tagLinks { changed = try self.tagLink(link, entryId: incoming.id) || changed }
+        if changed {
+            let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [incoming.id])!
+            try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL FROM entry WHERE id = ?"), arguments: [incoming.id]) == true {
+                try DiaryStore.reindex(db, entryId: incoming.id)
+            }
+            for tagId in try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"),
+                                             arguments: [incoming.id]) {
+                touchedTags.insert(tagId)
+            }
+        } else {
+            report.unchanged += 1
+        }
+    }
+
+    /// Decides between two versions of an entry's own fields; true when the local row changed.
+    private mutating func resolve(local: EntryRecord, incoming: EntryRecord) throws -> Bool {
+        if local.clock == incoming.clock { return false }
+        let localDeleted = local.clock.deletedAt != nil
+        let incomingDeleted = incoming.clock.deletedAt != nil
+        let incomingNewer = local.clock.timestamp < incoming.clock.timestamp
+        // A tombstone always wins over a live version (a delete is never undone by an older
+        // or concurrent edit); between two live or two deleted versions the newer clock wins.
+        let incomingWins = localDeleted != incomingDeleted ? incomingDeleted : incomingNewer
+        let (winner, loser) = incomingWins ? (incoming, local) : (local, incoming)
+        try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock.hlc,
+                         winnerHlc: winner.clock.hlc)
+        guard incomingWins else { return false }
+        if incoming.occurredAt != local.occurredAt {
+            let old = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [local.id])!
+            try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [old])
+            let key = try MomentKey.next(db, occurredAt: Timestamps.millis(incoming.occurredAt))
+            try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, local.id])
+        }
+        try db.cachedStatement(sql: """
+            UPDATE entry SET device_id = ?, hlc = ?, deleted_at = ?, status = ?, created_at = ?, updated_at = ?, occurred_at = ?,
+                time_zone = ?, local_date = ?, note = ?, transcript = ?, analysis = ?, analysis_provider = ?, context = ?, persona = ?,
+                provider = ?, title = ?, summary = ?, summarized_at = ?, last_error = ?, digest = ?, digest_through = ?
+            WHERE id = ?
+            """).execute(arguments: fieldArguments(incoming) + [incoming.id])
+        try store.enqueue(db, table: "entry", rowId: incoming.id, op: incomingDeleted ? "delete" : "upsert", hlc: incoming.clock.hlc)
+        return true
+    }
+
+    private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
+        [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt), record.status.rawValue,
+         Timestamps.millis(record.createdAt), Timestamps.millis(record.updatedAt), Timestamps.millis(record.occurredAt),
+         record.timeZone, Timestamps.localDate(record.occurredAt, zone: record.zone), record.note, record.transcript,
+         record.analysis, record.analysisProvider, record.context.isEmpty ? nil : ContextCoding.encode(record.context),
+         record.persona, record.provider, record.title, record.summary, Self.millis(record.summarizedAt), record.lastError,
+         record.digest, record.digestThrough]
+    }
+
+    private mutating func insertFields(_ record: EntryRecord) throws {
+        let key = try MomentKey.next(db, occurredAt: Timestamps.millis(record.occurredAt))
+        try db.cachedStatement(sql: """
+            INSERT INTO entry(device_id, hlc, deleted_at, status, created_at, updated_at, occurred_at, time_zone, local_date, note,
+                              transcript, analysis, analysis_provider, context, persona, provider, title, summary, summarized_at,
+                              last_error, digest, digest_through, id, moment_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: fieldArguments(record) + [record.id, key])
+        try store.enqueue(db, table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
+                          hlc: record.clock.hlc)
+    }
+
+    private mutating func media(_ media: EntryRecord.Media, entryId: String) throws -> Bool {
+        saw(media.clock)
+        let local = try Row.fetchOne(db.cachedStatement(sql: "SELECT entry_id, hlc, deleted_at FROM media WHERE id = ?"), arguments: [media.id])
+        if let local {
+            // A media id belongs to one entry; a record that moves it is not ours to follow.
+            guard local["entry_id"] as String == entryId else { throw StoreError.invalidRecord(entryId) }
+            let localClock = RowClock(hlc: local["hlc"], deviceId: "", deletedAt: nil)
+            guard localClock.timestamp < media.clock.timestamp, local["deleted_at"] as Int64? == nil else { return false }
+        }
+        let item = media.item
+        try db.cachedStatement(sql: """
+            INSERT INTO media(id, entry_id, position, device_id, hlc, deleted_at, kind, sha256, mime, ext, bytes, width, height,
+                              duration, taken_at, thumbnail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id, hlc = excluded.hlc,
+                deleted_at = excluded.deleted_at, thumbnail = coalesce(excluded.thumbnail, thumbnail)
+            """).execute(arguments: [media.id, entryId, media.position, media.clock.deviceId, media.clock.hlc,
+                                     Self.millis(media.clock.deletedAt), item.kind.rawValue, item.sha256, item.mime,
+                                     item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
+                                     Self.millis(item.takenAt), item.thumbnail])
+        try store.enqueue(db, table: "media", rowId: media.id, hlc: media.clock.hlc)
+        return true
+    }
+
+    private mutating func line(_ line: EntryRecord.Line, entryId: String) throws -> Bool {
+        saw(line.clock)
+        let message = line.message
+        if let local = try Row.fetchOne(db.cachedStatement(sql: "SELECT entry_id, hlc, deleted_at FROM message WHERE id = ?"),
+                                        arguments: [message.id]) {
+            guard local["entry_id"] as String == entryId else { throw StoreError.invalidRecord(entryId) }
+            // Messages are append-only: the only later change a copy can carry is its deletion.
+            guard line.clock.deletedAt != nil, local["deleted_at"] as Int64? == nil else { return false }
+            try db.cachedStatement(sql: "UPDATE message SET deleted_at = ?, hlc = ?, device_id = ? WHERE id = ?")
+                .execute(arguments: [Self.millis(line.clock.deletedAt), line.clock.hlc, line.clock.deviceId, message.id])
+        } else {
+            try db.cachedStatement(sql: """
+                INSERT INTO message(id, entry_id, device_id, hlc, deleted_at, author, persona, provider, text, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [message.id, entryId, line.clock.deviceId, line.clock.hlc, Self.millis(line.clock.deletedAt),
+                                         message.author.rawValue, message.persona, message.provider, message.text,
+                                         Timestamps.millis(message.createdAt)])
+            report.messagesAdded += 1
+        }
+        try store.enqueue(db, table: "message", rowId: message.id, hlc: line.clock.hlc)
+        return true
+    }
+
+    private mutating func tagLink(_ link: EntryRecord.TagLink, entryId: String) throws -> Bool {
+        saw(link.clock)
+        let tagId = try store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
+        let localHlc = try String.fetchOne(db.cachedStatement(sql: "SELECT hlc FROM entry_tag WHERE entry_id = ? AND tag_id = ?"),
+                                           arguments: [entryId, tagId])
+        if let localHlc, !(RowClock(hlc: localHlc, deviceId: "").timestamp < link.clock.timestamp) { return false }
+        if link.clock.deletedAt != nil {
+            // Tag removals are kept as absent rows locally; an older absence changes nothing.
+            guard localHlc != nil else { return false }
+            try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
+            try store.enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: link.clock.hlc)
+        } else {
+            try db.cachedStatement(sql: """
+                INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id,
+                    hlc = excluded.hlc
+                """).execute(arguments: [entryId, tagId, link.position, link.clock.deviceId, link.clock.hlc,
+                                         Timestamps.millis(link.createdAt)])
+            try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?")
+                .execute(arguments: [Timestamps.millis(link.createdAt), tagId])
+            try store.enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
+        }
+        touchedTags.insert(tagId)
+        return true
+    }
+
+    private mutating func keepConflict(table: String, rowId: String, loser: JSON, loserHlc: String, winnerHlc: String) throws {
+        let inserted = try db.cachedStatement(sql: """
+            INSERT INTO conflict(id, table_name, row_id, hlc, winner_hlc, source, kept_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(table_name, row_id, hlc) DO NOTHING
+            """)
+        try inserted.execute(arguments: [UUIDv7.make(), table, rowId, loserHlc, winnerHlc, source, Timestamps.millis(Date()), loser.serialized])
+        if db.changesCount > 0 { report.conflictsKept += 1 }
+    }
+
+    mutating func extras(_ extras: DiaryExtras) throws {
+        for tag in extras.tags {
+            saw(tag.clock)
+            let tagId = try store.tagId(db, name: tag.name, hlc: tag.clock.hlc, now: Timestamps.millis(tag.createdAt))
+            try db.cachedStatement(sql: """
+                UPDATE tag SET created_at = min(created_at, ?), last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?
+                """).execute(arguments: [Timestamps.millis(tag.createdAt), Self.millis(tag.lastUsedAt) ?? 0, tagId])
+            if try Int64?.fetchOne(db.cachedStatement(sql: "SELECT last_used_at FROM tag WHERE id = ?"), arguments: [tagId]) == 0 {
+                try db.cachedStatement(sql: "UPDATE tag SET last_used_at = NULL WHERE id = ?").execute(arguments: [tagId])
+            }
+        }
+        for setting in extras.settings {
+            saw(setting.clock)
+            if let local = try Row.fetchOne(db.cachedStatement(sql: "SELECT value, hlc, device_id, updated_at FROM setting WHERE key = ?"),
+                                            arguments: [setting.key]) {
+                let localClock = RowClock(hlc: local["hlc"], deviceId: local["device_id"])
+                if localClock == setting.clock { continue }
+                let incomingWins = localClock.timestamp < setting.clock.timestamp
+                let loser: JSON = incomingWins
+                    ? .object([("key", .string(setting.key)), ("value", .string(local["value"])), ("hlc", .string(local["hlc"]))])
+                    : .object([("key", .string(setting.key)), ("value", .string(setting.value)), ("hlc", .string(setting.clock.hlc))])
+                try keepConflict(table: "setting", rowId: setting.key, loser: loser,
+                                 loserHlc: incomingWins ? local["hlc"] : setting.clock.hlc,
+                                 winnerHlc: incomingWins ? setting.clock.hlc : local["hlc"])
+                if !incomingWins { continue }
+            }
+            try db.cachedStatement(sql: """
+                INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, device_id = excluded.device_id, hlc = excluded.hlc,
+                    updated_at = excluded.updated_at
+                """).execute(arguments: [setting.key, setting.value, setting.clock.deviceId, setting.clock.hlc,
+                                         Timestamps.millis(setting.updatedAt)])
+            try store.enqueue(db, table: "setting", rowId: setting.key, hlc: setting.clock.hlc)
+            report.settingsChanged += 1
+        }
+        for setting in extras.deviceSettings {
+            try db.cachedStatement(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING")
+                .execute(arguments: [setting.key, setting.value])
+        }
+        for use in extras.usage {
+            try db.cachedStatement(sql: """
+                INSERT INTO usage(day, kind, count) VALUES (?, ?, ?)
+                ON CONFLICT(day, kind) DO UPDATE SET count = max(count, excluded.count)
+                """).execute(arguments: [use.day, use.counter, use.count])
+        }
+        for conflict in extras.conflicts {
+            try db.cachedStatement(sql: """
+                INSERT INTO conflict(id, table_name, row_id, hlc, winner_hlc, source, kept_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """).execute(arguments: [conflict.id, conflict.table, conflict.rowId, conflict.hlc, conflict.winnerHlc,
+                                         conflict.source, Timestamps.millis(conflict.keptAt), conflict.version.serialized])
+        }
+    }
+
+    /// Recounts the tags the merge touched and moves this device's clock past every clock
+    /// it took in, so that the next local edit is newer than anything merged.
+    mutating func finish() throws {
+        for tagId in touchedTags {
+            try db.cachedStatement(sql: """
+                UPDATE tag SET entry_count = (SELECT count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
+                                              WHERE et.tag_id = tag.id AND e.deleted_at IS NULL)
+                WHERE id = ?
+                """).execute(arguments: [tagId])
+        }
+        guard let newest else { return }
+        let current = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'hlc'")).flatMap(HybridTimestamp.init)
+        let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)
+        if current.map({ $0 < advanced }) ?? true {
+            try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                .execute(arguments: [advanced.description])
+        }
+    }
+}
