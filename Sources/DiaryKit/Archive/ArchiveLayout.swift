@@ -22,8 +22,9 @@ public enum ArchiveLayout {
     static func mediaPath(_ item: MediaItem) -> String { "media/\(item.sha256).\(item.fileExtension)" }
     static func thumbnailPath(_ sha256: String) -> String { "thumbs/\(sha256).jpg" }
 
+    // The last 8 hex digits: a UUIDv7 starts with its time, so entries of the same weeks share their first 8.
     static func pagePath(_ record: EntryRecord) -> String {
-        "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id.replacingOccurrences(of: "-", with: "").prefix(8)).md"
+        "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id.suffix(8)).md"
     }
 
     /// What a member's name says it is; nil for a name this format does not use.

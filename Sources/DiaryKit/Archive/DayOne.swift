@@ -1,6 +1,30 @@
+import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// Day One's JSON export (a zip with `Journal.json` and `photos/`, `videos/` named by MD5).
+/// Day One's JSON export: a zip with one or more journals at the top (`Journal.json`, or
+/// one `<journal name>.json` each) and the attachments in `photos/`, `videos/`, `audios/`,
+/// each named by the MD5 of its bytes and its type (`photos/<md5>.jpeg`).
+///
+/// ```json
+/// {"metadata":{"version":"1.0"},"entries":[{"uuid":"5C1E…2A1B","creationDate":"2023-05-01T10:20:30Z",
+///   "modifiedDate":"…","timeZone":"Asia/Taipei","text":"# Title\n\nBody\n\n![](dayone-moment://0A1B…)",
+///   "tags":["travel"],"starred":false,"location":{"latitude":25.1,"longitude":121.7,"placeName":"…",
+///   "localityName":"Keelung","country":"Taiwan"},"weather":{"conditionsDescription":"Light Rain",
+///   "temperatureCelsius":18.5},"photos":[{"identifier":"0A1B…","md5":"…","type":"jpeg","width":4032,
+///   "height":3024,"date":"…","orderInEntry":0}],"videos":[…],"audios":[…]}]}
+/// ```
+///
+/// An imported entry is a saved page without a chat: the first line, when it is a Markdown
+/// heading, is the title and the rest (attachment references taken out) is the page. Ids
+/// and clocks come from Day One's own uuids and times, so importing the same export twice
+/// changes nothing. Our export is the inverse: what it writes imports back to the same
+/// titles, pages, tags, times (to the second, Day One's precision), zones, places, weather
+/// and media bytes; the conversation, notes and analysis have no place in Day One's format.
 enum DayOne {
     /// A journal file at the top of the zip.
     static func isJournal(_ path: String) -> Bool { !path.contains("/") && path.lowercased().hasSuffix(".json") }
@@ -10,7 +34,517 @@ enum DayOne {
         return parts.count == 2 && ["photos", "videos", "audios"].contains(String(parts[0]))
     }
 
-    static func records(journal: [UInt8], files: inout [String: StagedFile]) throws -> [EntryRecord] {
-        throw ArchiveError.notDiaryArchive
+    /// The device every imported row is stamped with: its clock is Day One's modification time.
+    static let device = "dayone"
+    /// The journal's member name when our own export writes one.
+    static let journalName = "Journal.json"
+
+    // MARK: Import
+
+    /// The entries of one journal (`member` names it in errors). The staged attachments the
+    /// entries use are also entered in `files` under their content-addressed archive path
+    /// (`media/<sha256>.<ext>`), where the importer looks for them.
+    static func records(journal: [UInt8], files: inout [String: StagedFile], member: String = journalName) throws -> [EntryRecord] {
+        try records(journals: [(member, journal)], files: &files)
+    }
+
+    /// The entries of every journal of the export, in order; an entry found twice is taken once.
+    static func records(journals: [(path: String, bytes: [UInt8])], files: inout [String: StagedFile]) throws -> [EntryRecord] {
+        var reader = JournalReader(files: files, now: Date())
+        var records: [EntryRecord] = []
+        var seen: Set<String> = []
+        for journal in journals {
+            for record in try reader.read(journal.bytes, member: journal.path) where seen.insert(record.id).inserted {
+                records.append(record)
+            }
+        }
+        for (path, staged) in reader.placed { files[path] = staged }
+        return records
+    }
+
+    /// Our id for a Day One identifier: its 32 hex digits, lowercased and dashed 8-4-4-4-12;
+    /// anything else (never seen from Day One itself) is hashed into the same shape, so the
+    /// same identifier always gives the same id.
+    static func identifier(_ raw: String) -> String {
+        var hex = raw.lowercased().replacingOccurrences(of: "-", with: "")
+        if !(hex.utf8.count == 32 && hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })) {
+            var bytes = Array(SHA256.hash(data: Array("dayone:\(raw)".utf8)).prefix(16))
+            bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8: a custom, name-derived UUID
+            bytes[8] = (bytes[8] & 0x3f) | 0x80
+            hex = LibArchive.hex(bytes)
+        }
+        let digits = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
+
+    /// Day One's identifier for one of our ids: 32 uppercase hex digits.
+    static func dayOneIdentifier(_ id: String) -> String { id.replacingOccurrences(of: "-", with: "").uppercased() }
+
+    /// The MIME type and stored extension for a Day One attachment type of a kind; nil for a
+    /// type we do not keep (PDFs, sketches in odd formats, …).
+    static func fileType(_ type: String, kind: MediaKind) -> (mime: String, fileExtension: String)? {
+        switch (kind, type.lowercased()) {
+        case (.photo, "jpeg"), (.photo, "jpg"): return ("image/jpeg", "jpg")
+        case (.photo, "png"): return ("image/png", "png")
+        case (.photo, "heic"): return ("image/heic", "heic")
+        case (.photo, "heif"): return ("image/heif", "heif")
+        case (.photo, "gif"): return ("image/gif", "gif")
+        case (.photo, "webp"): return ("image/webp", "webp")
+        case (.photo, "tiff"), (.photo, "tif"): return ("image/tiff", "tiff")
+        case (.video, "mp4"): return ("video/mp4", "mp4")
+        case (.video, "mov"), (.video, "quicktime"): return ("video/quicktime", "mov")
+        case (.video, "m4v"): return ("video/x-m4v", "m4v")
+        case (.video, "webm"): return ("video/webm", "webm")
+        case (.audio, "m4a"): return ("audio/mp4", "m4a")
+        case (.audio, "aac"): return ("audio/aac", "aac")
+        case (.audio, "mp3"): return ("audio/mpeg", "mp3")
+        case (.audio, "wav"): return ("audio/wav", "wav")
+        case (.audio, "caf"): return ("audio/x-caf", "caf")
+        case (.audio, "ogg"): return ("audio/ogg", "ogg")
+        case (.audio, "flac"): return ("audio/flac", "flac")
+        case (.audio, "webm"): return ("audio/webm", "webm")
+        default: return nil
+        }
+    }
+
+    /// The type Day One gives a stored extension (it says `jpeg` where we say `jpg`).
+    static func dayOneType(_ fileExtension: String) -> String { fileExtension == "jpg" ? "jpeg" : fileExtension }
+
+    /// The export folder of a kind of attachment.
+    static func folder(_ kind: MediaKind) -> String {
+        switch kind {
+        case .photo: return "photos"
+        case .video: return "videos"
+        case .audio: return "audios"
+        }
+    }
+
+    /// Splits an entry's Markdown into our title and page. The first line with words is the
+    /// title when it is a heading (`# …`); without a heading the entry has no title and all
+    /// of its text is the page (Day One itself only shows that line as a title, nothing marks
+    /// it as one). References to attachments (`![](dayone-moment://…)`) are taken out, with
+    /// the blank lines they leave, and Markdown's backslash escapes, which Day One writes
+    /// generously (`Hello\.`), are undone.
+    static func page(from text: String) -> (title: String?, summary: String?) {
+        var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line -> (text: Substring, wasReference: Bool) in
+                guard line.contains("dayone-moment:") else { return (line, false) }
+                let stripped = Substring(line.replacing(momentReference, with: ""))
+                return (stripped, stripped.allSatisfy(\.isWhitespace))
+            }
+        var title: String?
+        if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }), let heading = headingText(lines[first].text) {
+            let text = unescape(heading).trimmingCharacters(in: .whitespaces)
+            title = text.isEmpty ? nil : text
+            lines.remove(at: first)
+        }
+        // A line that held only references goes, and so does a blank line it leaves next to another.
+        var kept: [Substring] = []
+        var removedSinceKept = false
+        for line in lines {
+            if line.wasReference {
+                removedSinceKept = true
+                continue
+            }
+            let blank = line.text.allSatisfy(\.isWhitespace)
+            if blank, removedSinceKept, kept.last.map({ $0.allSatisfy(\.isWhitespace) }) ?? true { continue }
+            kept.append(line.text)
+            removedSinceKept = false
+        }
+        let summary = unescape(kept.joined(separator: "\n")).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (title, summary.isEmpty ? nil : summary)
+    }
+
+    /// Day One's Markdown for a page: `# title`, a blank line, the page, then a reference
+    /// per attachment. `page(from:)` reads it back to the same title and page.
+    static func text(title: String?, summary: String?, references: [String]) -> String {
+        var out = ""
+        let oneLine = title.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces) }
+        if let oneLine, !oneLine.isEmpty {
+            out = "# \(escape(oneLine))"
+        }
+        if var body = summary.map(escape), !body.isEmpty {
+            // Without a title, a page that begins like a heading must not be read back as one.
+            if out.isEmpty, let first = body.split(separator: "\n").first(where: { !$0.allSatisfy(\.isWhitespace) }),
+               headingText(first) != nil, let hash = body.firstIndex(of: "#") {
+                body.insert("\\", at: hash)
+            }
+            out += out.isEmpty ? body : "\n\n\(body)"
+        }
+        if !references.isEmpty {
+            out += (out.isEmpty ? "" : "\n\n") + references.joined(separator: "\n")
+        }
+        return out
+    }
+
+    /// `![](dayone-moment://ID)`, `![](dayone-moment:/video/ID)`, …
+    nonisolated(unsafe) private static let momentReference = /!\[[^\]\n]*\]\(dayone-moment:[^)\n]*\)/
+
+    /// The text of an ATX heading line (`#` to `######`, then a space), or nil.
+    private static func headingText(_ line: Substring) -> Substring? {
+        let rest = line.drop { $0 == " " }
+        guard line.count - rest.count <= 3 else { return nil }
+        let hashes = rest.prefix { $0 == "#" }.count
+        guard (1...6).contains(hashes) else { return nil }
+        let text = rest.dropFirst(hashes)
+        guard text.isEmpty || text.first == " " || text.first == "\t" else { return nil }
+        return text
+    }
+
+    /// ASCII punctuation, the characters Markdown lets a backslash escape.
+    private static let punctuation = Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~".unicodeScalars)
+
+    /// Markdown's backslash escapes undone: `\.` is `.`; a backslash before anything else stays.
+    static func unescape(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == "\\", index + 1 < scalars.count, punctuation.contains(scalars[index + 1]) {
+                out.append(scalars[index + 1])
+                index += 2
+            } else {
+                out.append(scalars[index])
+                index += 1
+            }
+        }
+        return String(out)
+    }
+
+    /// The inverse of `unescape`: only a backslash that would escape something is doubled.
+    static func escape(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        for (index, scalar) in scalars.enumerated() {
+            out.append(scalar)
+            if scalar == "\\", index + 1 < scalars.count, punctuation.contains(scalars[index + 1]) { out.append("\\") }
+        }
+        return String(out)
+    }
+
+    // MARK: Export
+
+    /// Streams the live entries among `records` to `descriptor` as a Day One zip:
+    /// `Journal.json`, then each attachment whose file is on this device, once, under
+    /// `photos/`, `videos/` or `audios/` named by its MD5. Returns how many entries it wrote.
+    /// Attachments whose file is missing are left out of the journal too.
+    @discardableResult
+    static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws -> Int {
+        let now = Date()
+        let live = records.filter { $0.clock.deletedAt == nil }
+        var digests: [String: String?] = [:]
+        var files: [(member: String, file: URL, sha256: String)] = []
+        var members: Set<String> = []
+        var entries: [String] = []
+        for record in live {
+            var attachments: [MediaKind: [JSON]] = [:]
+            var references: [String] = []
+            var order = 0
+            for media in record.liveMedia {
+                let item = media.item
+                let file = paths.media.appendingPathComponent(item.relativePath)
+                let md5: String
+                if let known = digests[item.relativePath] {
+                    guard let known else { continue }
+                    md5 = known
+                } else {
+                    let computed = try md5Digest(of: file)
+                    digests[item.relativePath] = computed
+                    guard let computed else { continue }
+                    md5 = computed
+                }
+                let type = dayOneType(item.fileExtension)
+                let member = "\(folder(item.kind))/\(md5).\(type)"
+                if members.insert(member).inserted { files.append((member, file, item.sha256)) }
+                let identifier = dayOneIdentifier(media.id)
+                var pairs: [(String, JSON)] = [
+                    ("identifier", .string(identifier)),
+                    ("md5", .string(md5)),
+                    ("type", .string(type)),
+                    ("orderInEntry", .int(Int64(order))),
+                    ("fileSize", .int(item.bytes)),
+                ]
+                if let width = item.width { pairs.append(("width", .int(Int64(width)))) }
+                if let height = item.height { pairs.append(("height", .int(Int64(height)))) }
+                if let duration = item.durationSeconds { pairs.append(("duration", .double(duration))) }
+                if let takenAt = item.takenAt { pairs.append(("date", .string(time(takenAt)))) }
+                attachments[item.kind, default: []].append(.object(pairs))
+                switch item.kind {
+                case .photo: references.append("![](dayone-moment://\(identifier))")
+                case .video: references.append("![](dayone-moment:/video/\(identifier))")
+                case .audio: references.append("![](dayone-moment:/audio/\(identifier))")
+                }
+                order += 1
+            }
+
+            var pairs: [(String, JSON)] = [
+                ("uuid", .string(dayOneIdentifier(record.id))),
+                ("creationDate", .string(time(record.occurredAt))),
+                ("modifiedDate", .string(time(record.updatedAt))),
+                ("timeZone", .string(record.timeZone)),
+                ("starred", .bool(false)),
+                ("creationDevice", .string("InnerBloom Diary")),
+                ("text", .string(text(title: record.title, summary: record.summary ?? record.note, references: references))),
+                ("tags", .array(record.tags.map(JSON.string))),
+            ]
+            let context = record.context
+            var location: [(String, JSON)] = []
+            if let latitude = context.latitude { location.append(("latitude", .double(latitude))) }
+            if let longitude = context.longitude { location.append(("longitude", .double(longitude))) }
+            if let place = context.place { location.append(("placeName", .string(place))) }
+            if !location.isEmpty { pairs.append(("location", .object(location))) }
+            var weather: [(String, JSON)] = []
+            if let description = context.weatherDescription { weather.append(("conditionsDescription", .string(description))) }
+            if let temperature = context.temperatureC { weather.append(("temperatureCelsius", .double(temperature))) }
+            if !weather.isEmpty { pairs.append(("weather", .object(weather))) }
+            for kind in [MediaKind.photo, .video, .audio] {
+                if let list = attachments[kind] { pairs.append((folder(kind), .array(list))) }
+            }
+            entries.append(JSON.object(pairs).serialized)
+        }
+        // One entry a line: still one JSON document, but one that `less` and `grep` can read.
+        let journal = "{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n" + entries.joined(separator: ",\n") + "\n]}\n"
+
+        let writer = try ArchiveWriter(format: .zip, fileDescriptor: descriptor)
+        try writer.add(path: journalName, bytes: Array(journal.utf8), modified: now)
+        for file in files {
+            let added = try writer.add(path: file.member, file: file.file, modified: now)
+            guard added.sha256 == file.sha256 else { throw ArchiveError.mediaCorrupt(path: file.file.path) }
+        }
+        try writer.finish()
+        return live.count
+    }
+
+    /// Day One's time form: UTC to the second, `2023-05-01T10:20:30Z`.
+    static func time(_ date: Date) -> String {
+        String(Timestamps.rfc3339(date, zone: TimeZone(identifier: "UTC")!).dropLast(6)) + "Z"
+    }
+
+    /// The MD5 (lowercase hex) of the file's bytes, read in blocks; nil when it is not there.
+    private static func md5Digest(of file: URL) throws -> String? {
+        var info = stat()
+        guard stat(file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var hasher = Insecure.MD5()
+        while true {
+            let got = read(descriptor, buffer.baseAddress, buffer.count)
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw ArchiveError.cannotRead(path: file.path)
+            }
+            if got == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+        }
+        return LibArchive.hex(hasher.finalize())
+    }
+}
+
+/// Reads journals into records, finding each attachment among the staged files.
+private struct JournalReader {
+    let files: [String: StagedFile]
+    let now: Date
+    /// Staged attachments by folder and the MD5 their name gives: `photos/<md5>` → member paths.
+    private var byDigest: [String: [String]] = [:]
+    /// The MIME type and extension a staged member was first taken as (a file is stored once).
+    private var types: [String: (mime: String, fileExtension: String)] = [:]
+    /// Attachments used, under their content-addressed archive path.
+    private(set) var placed: [String: StagedFile] = [:]
+    private var mediaIds: Set<String> = []
+
+    init(files: [String: StagedFile], now: Date) {
+        self.files = files
+        self.now = now
+        for path in files.keys where DayOne.isMediaFile(path) {
+            let parts = path.split(separator: "/")
+            let stem = parts[1].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0].lowercased()
+            byDigest["\(parts[0])/\(stem)", default: []].append(path)
+        }
+        for key in byDigest.keys { byDigest[key]?.sort() }
+    }
+
+    mutating func read(_ bytes: [UInt8], member: String) throws -> [EntryRecord] {
+        guard let json = JSON.parse(Data(bytes)), case .object = json else {
+            throw ArchiveError.invalidRecord(member: member, line: 1, field: nil)
+        }
+        guard let entries = json["entries"]?.arrayValue else {
+            throw ArchiveError.invalidRecord(member: member, line: 1, field: "entries")
+        }
+        var records: [EntryRecord] = []
+        for (index, value) in entries.enumerated() {
+            records.append(try entry(try Fields(value, name: "entries[\(index)]", member: member)))
+        }
+        return records
+    }
+
+    private mutating func entry(_ fields: Fields) throws -> EntryRecord {
+        guard let uuid = try fields.string("uuid"), !uuid.isEmpty else { throw fields.fail("uuid") }
+        guard let created = try fields.time("creationDate") else { throw fields.fail("creationDate") }
+        let updated = try fields.time("modifiedDate") ?? created
+        let zone = try fields.string("timeZone").flatMap { TimeZone(identifier: $0) != nil ? $0 : nil } ?? "UTC"
+        let id = DayOne.identifier(uuid)
+        // Day One's modification time is the version: the same export always carries the same
+        // clock, and a merge of an unchanged entry is a no-op. A time far in the future (a
+        // broken clock) would be refused by the store, so it counts as the oldest version.
+        var wall = Timestamps.millis(updated)
+        if wall > Timestamps.millis(now) + 12 * 3_600_000 { wall = 0 }
+        let clock = RowClock(hlc: HybridTimestamp(wallMillis: wall, counter: 0, device: DayOne.device).description,
+                             deviceId: DayOne.device)
+
+        let page = DayOne.page(from: try fields.string("text") ?? "")
+        var context = EntryContext()
+        if let location = try fields.object("location") {
+            context.place = try location.string("placeName") ?? location.string("localityName")
+            context.latitude = try location.number("latitude")
+            context.longitude = try location.number("longitude")
+            if context.latitude == nil || context.longitude == nil,
+               let center = try location.object("region")?.object("center") {
+                context.latitude = try center.number("latitude")
+                context.longitude = try center.number("longitude")
+            }
+        }
+        if let weather = try fields.object("weather") {
+            context.weatherDescription = try weather.string("conditionsDescription")
+            context.temperatureC = try weather.number("temperatureCelsius")
+        }
+
+        var names: [String] = []
+        for (index, value) in try fields.array("tags").enumerated() {
+            guard let raw = value.stringValue else { throw fields.fail("tags[\(index)]") }
+            if let name = TagName.normalize(raw), !names.contains(name) { names.append(name) }
+        }
+        let tagLinks = names.enumerated().map { position, name in
+            EntryRecord.TagLink(name: name, position: position, createdAt: created, clock: clock)
+        }
+
+        // Day One numbers photos in the entry (`orderInEntry`); videos and voice memos follow in
+        // the order given unless they carry a number too.
+        var found: [(order: Int, rank: Int, media: EntryRecord.Media)] = []
+        for (rank, kind) in [MediaKind.photo, .video, .audio].enumerated() {
+            let key = DayOne.folder(kind)
+            for (index, value) in try fields.array(key).enumerated() {
+                let item = try Fields(value, name: "\(fields.name).\(key)[\(index)]", member: fields.member)
+                guard let media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
+                let order = try item.count("orderInEntry") ?? Int.max
+                found.append((order, rank * 1_000_000 + index, media))
+            }
+        }
+        found.sort { ($0.order, $0.rank) < ($1.order, $1.rank) }
+        let media = found.enumerated().map { position, entry in
+            var media = entry.media
+            media.position = position
+            return media
+        }
+
+        return EntryRecord(
+            id: id, clock: clock, status: .saved, createdAt: created, updatedAt: updated, occurredAt: created,
+            timeZone: zone, context: context, persona: Persona.warm.id, title: page.title, summary: page.summary,
+            summarizedAt: updated, media: media, lines: [], tagLinks: tagLinks)
+    }
+
+    /// One photo, video or voice memo, when its file is in the export and its type is one we keep.
+    private mutating func attachment(_ fields: Fields, kind: MediaKind, entryUUID: String, clock: RowClock) throws -> EntryRecord.Media? {
+        let md5 = try fields.string("md5")?.lowercased()
+        let type = try fields.string("type")
+        let identifier = try fields.string("identifier")
+        let width = try fields.count("width")
+        let height = try fields.count("height")
+        let duration = try fields.number("duration")
+        let takenAt = try fields.time("date")
+        guard let md5, !md5.isEmpty, let candidates = byDigest["\(DayOne.folder(kind))/\(md5)"] else { return nil }
+
+        // The file named for its type first (`jpeg` and `jpg` are one), else any file of that MD5.
+        func fileExtension(_ path: String) -> String {
+            let name = path.split(separator: "/").last ?? ""
+            return name.split(separator: ".", maxSplits: 1).dropFirst().first.map { $0.lowercased() } ?? ""
+        }
+        let wanted = type.flatMap { DayOne.fileType($0, kind: kind)?.fileExtension }
+        let path = candidates.first { candidate in
+            let actual = fileExtension(candidate)
+            return actual == type?.lowercased() || DayOne.fileType(actual, kind: kind)?.fileExtension == wanted
+        } ?? candidates[0]
+        guard let staged = files[path] else { return nil }
+        guard staged.md5 == md5 else { throw ArchiveError.manifestMismatch(path: path) }
+
+        guard let format = types[path] ?? DayOne.fileType(type ?? fileExtension(path), kind: kind) else { return nil }
+        types[path] = format
+        let item = MediaItem(kind: kind, sha256: staged.sha256, mime: format.mime, fileExtension: format.fileExtension,
+                             bytes: staged.bytes, width: width, height: height,
+                             durationSeconds: duration.flatMap { $0 > 0 ? $0 : nil }, takenAt: takenAt)
+        placed[ArchiveLayout.mediaPath(item)] = staged
+
+        // A media id belongs to one entry: an identifier seen before (in another entry) is
+        // made this entry's own, still the same on every import.
+        var id = DayOne.identifier(identifier ?? "\(entryUUID)/\(md5)")
+        if !mediaIds.insert(id).inserted {
+            id = DayOne.identifier("\(entryUUID)/\(identifier ?? md5)")
+            guard mediaIds.insert(id).inserted else { return nil }
+        }
+        return EntryRecord.Media(id: id, position: 0, clock: clock, item: item)
+    }
+}
+
+/// Reads typed, mostly optional fields of one JSON object; a present field of the wrong type
+/// is an error that names it (`entries[3].photos[0].width`).
+private struct Fields {
+    let json: JSON
+    let name: String
+    let member: String
+
+    init(_ json: JSON, name: String, member: String) throws {
+        guard case .object = json else { throw ArchiveError.invalidRecord(member: member, line: 1, field: name) }
+        self.json = json
+        self.name = name
+        self.member = member
+    }
+
+    func fail(_ key: String) -> ArchiveError { .invalidRecord(member: member, line: 1, field: "\(name).\(key)") }
+
+    /// The value, when present and not null.
+    private func value(_ key: String) -> JSON? {
+        guard let value = json[key], value != .null else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = value(key) else { return nil }
+        guard let text = value.stringValue else { throw fail(key) }
+        return text
+    }
+
+    func number(_ key: String) throws -> Double? {
+        guard let value = value(key) else { return nil }
+        guard let number = value.doubleValue, number.isFinite else { throw fail(key) }
+        return number
+    }
+
+    /// A whole, non-negative number (`4032`, also written `4032.0`).
+    func count(_ key: String) throws -> Int? {
+        guard let number = try number(key) else { return nil }
+        guard number >= 0, number == number.rounded(), number < 1e15 else { throw fail(key) }
+        return Int(number)
+    }
+
+    func time(_ key: String) throws -> Date? {
+        guard let text = try string(key) else { return nil }
+        guard let date = Timestamps.parseRFC3339(text) else { throw fail(key) }
+        return date
+    }
+
+    func object(_ key: String) throws -> Fields? {
+        guard let value = value(key) else { return nil }
+        return try Fields(value, name: "\(name).\(key)", member: member)
+    }
+
+    /// The items of an array; none when it is missing.
+    func array(_ key: String) throws -> [JSON] {
+        guard let value = value(key) else { return [] }
+        guard let items = value.arrayValue else { throw fail(key) }
+        return items
     }
 }

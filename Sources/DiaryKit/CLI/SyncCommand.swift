@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
 
-/// `diary-sync`: sync and archives. For now it reports what waits to be synced.
+/// `diary-sync`: sync, and archives (backup, export, restore, import).
 public struct SyncCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "diary-sync",
         abstract: "Sync the diary across devices, and back it up.",
         discussion: "Every change is stored on this device first and queued for sync; nothing waits on the network.",
-        subcommands: [SyncStatusCommand.self],
+        subcommands: [SyncStatusCommand.self, BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncStatusCommand.self)
 
     public init() {}
