@@ -64,7 +64,7 @@ print(f"## Archive throughput: {int(info['entries']):,} entries, {mb(int(info['m
 print(f"Build: {info['version']}  ")
 print(f"Date: {info['date']}, {info['cpus']} cores  ")
 print(f"Tools: {info['tar']}; {info['gzip']}; {info['zstd']}  ")
-print(f"diary-sync backup/restore: {'measured' if ours else 'not available in this build (tar baselines only)'}"
+print(f"diary-sync backup/restore: {'measured' if ours else 'not measured: ' + (info.get('why_not_ours') or 'not available') + ' (tar baselines only)'}"
       + (f" (backup to {'stdout, redirected to the file' if info.get('backup_to') == 'stdout' else '-o FILE'})" if ours else "") + "  ")
 if info.get("with_sync") == "1":
     print("Every timed command is followed by sync(1) inside the timing.  ")

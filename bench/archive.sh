@@ -49,10 +49,15 @@ retry() {
 }
 build_main() { swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench" "$@"; }
 build_bench() { swift build -c release --package-path bench --product diary-corpus "$@"; }
-retry build_main --product diary-sync >&2
 retry build_bench >&2
-bin="$(build_main --show-bin-path)"
 corpus="$(build_bench --show-bin-path)/diary-corpus"
+ours=1 why=""
+if [ "${SKIP_OURS:-0}" = 1 ]; then
+    ours=0 why="SKIP_OURS=1"
+elif ! retry build_main --product diary-sync >&2; then
+    ours=0 why="diary-sync did not build"
+fi
+bin="$(build_main --show-bin-path)"
 version="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' + uncommitted changes in Sources/')"
 
 work="$root/bench/out/archive-$entries-$media"
@@ -61,13 +66,14 @@ scratch="$work/scratch" # archives and restored copies, emptied after each step
 mkdir -p "$work"
 export DIARY_CONFIG="$work/no-config.toml" XDG_STATE_HOME="$work/state" LANG=C.UTF-8 NO_COLOR=1
 
-ours=1
-if [ "${SKIP_OURS:-0}" = 1 ]; then
-    ours=0; echo "SKIP_OURS=1: tar baselines only" >&2
-elif ! help=$("$bin/diary-sync" backup --help 2>&1) || ! grep -q -- '--format' <<<"$help" \
-    || ! "$bin/diary-sync" restore --help >/dev/null 2>&1; then
-    ours=0; echo "diary-sync backup/restore not available yet: tar baselines only" >&2
+# `diary-sync backup --help` fails (or shows no --format) until the command exists.
+if [ "$ours" = 1 ]; then
+    if ! help=$("$bin/diary-sync" backup --help 2>&1) || ! grep -q -- '--format' <<<"$help" \
+        || ! "$bin/diary-sync" restore --help >/dev/null 2>&1; then
+        ours=0 why="diary-sync backup/restore not available in this build"
+    fi
 fi
+[ "$ours" = 1 ] || echo "$why: tar baselines only" >&2
 
 # Disk: the corpus, two archives (ours and tar's) and one restored copy at a time.
 bytes_of() { # 2G, 500M, 2000000000 (decimal units, like diary-corpus)
@@ -115,12 +121,13 @@ input_bytes=$(sum_sizes "$home")
     printf 'files\t%s\n' "$(find "$home" -type f | wc -l)"
     printf 'runs\t%s\n' "$runs"
     printf 'ours\t%s\n' "$ours"
+    printf 'why_not_ours\t%s\n' "$why"
     printf 'backup_to\t%s\n' "$backup_to"
     printf 'with_sync\t%s\n' "${WITH_SYNC:-0}"
     printf 'version\t%s\n' "$version"
     printf 'tar\t%s\n' "$(tar --version | head -1)"
     printf 'gzip\t%s\n' "$(gzip --version | head -1)"
-    printf 'zstd\t%s\n' "$(zstd --version)"
+    printf 'zstd\t%s\n' "$(zstd --version | tr -d '*' | sed 's/^ *//; s/ *$//')"
     printf 'cpus\t%s\n' "$(nproc)"
     printf 'date\t%s\n' "$(date -Is)"
     cat "$work/generation.tsv"

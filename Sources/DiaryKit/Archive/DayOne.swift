@@ -134,7 +134,7 @@ enum DayOne {
             }
         var title: String?
         if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }), let heading = headingText(lines[first].text) {
-            let text = unescape(heading).trimmingCharacters(in: .whitespaces)
+            let text = unescape(String(heading)).trimmingCharacters(in: .whitespaces)
             title = text.isEmpty ? nil : text
             lines.remove(at: first)
         }
@@ -429,8 +429,8 @@ private struct JournalReader {
             let key = DayOne.folder(kind)
             for (index, value) in try fields.array(key).enumerated() {
                 let item = try Fields(value, name: "\(fields.name).\(key)[\(index)]", member: fields.member)
-                guard let media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
                 let order = try item.count("orderInEntry") ?? Int.max
+                guard let media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
                 found.append((order, rank * 1_000_000 + index, media))
             }
         }

@@ -153,6 +153,7 @@ private struct Merge {
         for media in incoming.media { changed = try self.media(media, entryId: incoming.id) || changed }
         for line in incoming.lines { changed = try self.line(line, entryId: incoming.id) || changed }
         for link in incoming.tagLinks { changed = try self.tagLink(link, entryId: incoming.id) || changed }
+        changed = try dropTagsRemoved(before: incoming) || changed
         if changed {
             let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [incoming.id])!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
@@ -289,6 +290,24 @@ private struct Merge {
         }
         touchedTags.insert(tagId)
         return true
+    }
+
+    // Removing a tag deletes its row, so a record says "removed" by leaving the tag out: a
+    // local tag older than the incoming version, and absent from it, was removed there.
+    private mutating func dropTagsRemoved(before incoming: EntryRecord) throws -> Bool {
+        let names = Set(incoming.tagLinks.map(\.name))
+        var dropped = false
+        for row in try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT et.tag_id, et.hlc, t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?
+            """), arguments: [incoming.id]) where !names.contains(row["name"]) {
+            guard RowClock(hlc: row["hlc"], deviceId: "").timestamp < incoming.clock.timestamp else { continue }
+            let tagId: String = row["tag_id"]
+            try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [incoming.id, tagId])
+            try store.enqueue(db, table: "entry_tag", rowId: "\(incoming.id)/\(tagId)", op: "delete", hlc: incoming.clock.hlc)
+            touchedTags.insert(tagId)
+            dropped = true
+        }
+        return dropped
     }
 
     private mutating func keepConflict(table: String, rowId: String, loser: JSON, loserHlc: String, winnerHlc: String) throws {

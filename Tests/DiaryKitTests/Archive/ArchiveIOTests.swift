@@ -136,7 +136,7 @@ import Glibc
                                   "methods": [i.compress_type for i in z.infolist() if i.file_size]}))
                 """
             let result = try ArchiveTool.run("/usr/bin/python3", ["-c", script, archive.path])
-            let report = try #require(try JSONSerialization.jsonObject(with: result.output) as? [String: Any], result.errors)
+            let report = try #require(JSONSerialization.jsonObject(with: result.output) as? [String: Any], "\(result.errors)")
             #expect(report["bad"] is NSNull, "every CRC checks out")
             #expect(report["names"] as? [String] == sample.paths)
             #expect(report["methods"] as? [Int] == [8, 8, 8], "deflate")
@@ -550,7 +550,7 @@ enum ArchiveTool {
     /// The most memory this process has held at once, in bytes.
     static func peakMemory() -> Int {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         return usage.ru_maxrss * 1024
     }
 }

@@ -101,8 +101,11 @@ final class MediaWriter {
 
     /// Writes file number `index` of `bytes` bytes; returns its item (sha256 filled in).
     func create(index: Int, kind: MediaKind, bytes: Int64, takenAt: Date) throws -> MediaItem {
-        var random = SplitMix64(state: seed &+ 0x5EED_0000_0000 &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
-        _ = random.next()
+        // A start state hashed from (seed, index): files begin far apart on the generator's
+        // cycle. (Seeding with index × its own increment would make each file the previous
+        // one shifted by eight bytes, which zstd's long window finds.)
+        var seeder = SplitMix64(state: seed &+ 0x5EED_0000_0000 &+ UInt64(index) &* 0xD1B5_4A32_D192_ED03)
+        var random = SplitMix64(state: seeder.next())
         let isPhoto = kind == .photo
         let head = isPhoto ? Self.jpegHead : Self.mp4Head
         let tail = isPhoto ? Self.jpegTail : []

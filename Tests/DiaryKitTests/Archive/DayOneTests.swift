@@ -1,0 +1,523 @@
+import Foundation
+import Testing
+@testable import DiaryKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Day One's JSON zip, read into a real diary and written back out. The zips under test are
+/// made by bsdtar (an independent writer) or by ArchiveWriter; digests come from md5sum and
+/// sha256sum.
+@Suite struct DayOneTests {
+    static let photo = pseudoRandomBytes(40_000, seed: 7)
+    static let raw = pseudoRandomBytes(5_000, seed: 8)
+    static let created = "2023-05-01T10:20:30Z"
+    static let modified = "2023-05-02T08:00:00Z"
+    static let firstId = "5c1e8f2a-9b3d-4e6f-8a7b-6c5d4e3f2a1b"
+    static let secondId = "9f8e7d6c-5b4a-4392-8170-fedcba987654"
+
+    /// A journal of two entries: a titled page with a photo (plus a video whose file is
+    /// missing and a photo of a type we do not keep), and an untitled one.
+    static func journal(photoMD5: String, rawMD5: String) -> String {
+        #"""
+        {
+          "metadata" : { "version" : "1.0" },
+          "entries" : [
+            {
+              "uuid" : "5C1E8F2A9B3D4E6F8A7B6C5D4E3F2A1B",
+              "creationDate" : "\#(created)",
+              "modifiedDate" : "\#(modified)",
+              "creationDevice" : "iPhone",
+              "timeZone" : "Asia/Taipei",
+              "starred" : true,
+              "text" : "# 海邊的傍晚\n\n風好大，但很舒服\\.\n\n![](dayone-moment:\/\/0A1B2C3D4E5F60718293A4B5C6D7E8F9)\n\n晚上吃了拉麵\\!",
+              "tags" : [ "旅行", "Beach ", "旅行", "#海邊", "  " ],
+              "location" : {
+                "region" : { "center" : { "longitude" : 121.7917, "latitude" : 25.1426 }, "radius" : 75 },
+                "latitude" : 25.1426, "longitude" : 121.7917,
+                "placeName" : "八斗子漁港", "localityName" : "Keelung", "country" : "Taiwan",
+                "timeZoneName" : "Asia/Taipei"
+              },
+              "weather" : {
+                "conditionsDescription" : "Light Rain", "temperatureCelsius" : 18.5,
+                "weatherServiceName" : "Forecast.io", "relativeHumidity" : 87
+              },
+              "photos" : [
+                { "identifier" : "0A1B2C3D4E5F60718293A4B5C6D7E8F9", "md5" : "\#(photoMD5)", "type" : "jpeg",
+                  "width" : 4032, "height" : 3024, "date" : "2023-05-01T10:19:00Z", "orderInEntry" : 0,
+                  "fileSize" : 40000, "duration" : 0 },
+                { "identifier" : "1111111111111111111111111111111A", "md5" : "\#(rawMD5)", "type" : "raw", "orderInEntry" : 1 }
+              ],
+              "videos" : [
+                { "identifier" : "2222222222222222222222222222222B", "md5" : "0123456789abcdef0123456789abcdef",
+                  "type" : "mov", "duration" : 12.5 }
+              ]
+            },
+            {
+              "uuid" : "9F8E7D6C-5B4A-4392-8170-FEDCBA987654",
+              "creationDate" : "2023-06-10T23:05:00Z",
+              "timeZone" : "Mars/Olympus_Mons",
+              "text" : "Just a quiet day.\nNothing else.",
+              "location" : { "localityName" : "Keelung", "region" : { "center" : { "latitude" : 25.13, "longitude" : 121.74 } } }
+            }
+          ]
+        }
+        """#
+    }
+
+    // MARK: Helpers
+
+    static func md5sum(_ file: URL) throws -> String {
+        String(try ArchiveTool.run("/usr/bin/md5sum", [file.path]).text.prefix(32))
+    }
+
+    static func md5(_ bytes: [UInt8], scratch: URL) throws -> String {
+        let file = scratch.appendingPathComponent("md5-\(UUID().uuidString)")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try md5sum(file)
+    }
+
+    /// A zip made by bsdtar from these files (it adds the folders too, as Day One's zips have).
+    static func bsdtarZip(_ members: [(path: String, bytes: [UInt8])], scratch: URL) throws -> URL {
+        let folder = scratch.appendingPathComponent("tree-\(UUID().uuidString)")
+        for member in members {
+            let file = folder.appendingPathComponent(member.path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(member.bytes).write(to: file)
+        }
+        let zip = scratch.appendingPathComponent("dayone-\(UUID().uuidString).zip")
+        let tops = Set(members.map { String($0.path.split(separator: "/")[0]) }).sorted()
+        let result = try ArchiveTool.run("/usr/bin/bsdtar", ["-a", "-cf", zip.path, "-C", folder.path] + tops)
+        #expect(result.status == 0, "\(result.errors)")
+        return zip
+    }
+
+    /// A zip written by ArchiveWriter.
+    static func writerZip(_ members: [(path: String, bytes: [UInt8])], scratch: URL) throws -> URL {
+        let zip = scratch.appendingPathComponent("dayone-\(UUID().uuidString).zip")
+        let writer = try ArchiveWriter(format: .zip, path: zip.path)
+        for member in members { try writer.add(path: member.path, bytes: member.bytes, modified: Date()) }
+        try writer.finish()
+        return zip
+    }
+
+    static func importZip(_ zip: URL, into diary: TestDiary) throws -> ImportSummary {
+        let descriptor = open(zip.path, O_RDONLY | O_CLOEXEC)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        return try ArchiveImport.run(store: diary.store, from: descriptor, mode: .importEntries)
+    }
+
+    /// The regular files under a folder, relative paths.
+    static func files(under folder: URL) -> [String] {
+        var found: [String] = []
+        let walker = FileManager.default.enumerator(atPath: folder.path)
+        while let name = walker?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder), !isFolder.boolValue {
+                found.append(name)
+            }
+        }
+        return found.sorted()
+    }
+
+    static func sampleZip(scratch: URL) throws -> (zip: URL, photoMD5: String) {
+        let photoMD5 = try md5(photo, scratch: scratch)
+        let rawMD5 = try md5(raw, scratch: scratch)
+        let zip = try bsdtarZip([
+            ("Journal.json", Array(journal(photoMD5: photoMD5, rawMD5: rawMD5).utf8)),
+            ("photos/\(photoMD5).jpeg", photo),
+            ("photos/\(rawMD5).raw", raw),
+        ], scratch: scratch)
+        return (zip, photoMD5)
+    }
+
+    static func sameSecond(_ a: Date?, _ b: Date?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return Timestamps.millis(a) / 1000 == Timestamps.millis(b) / 1000
+    }
+
+    // MARK: Import
+
+    @Test func aDayOneZipBecomesSavedPagesWithTheirPhoto() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let (zip, _) = try Self.sampleZip(scratch: scratch)
+
+        let summary = try Self.importZip(zip, into: diary)
+        #expect(summary.source == "dayone")
+        #expect(summary.merge.added == 2 && summary.merge.updated == 0)
+        #expect(summary.filesAdded == 1, "the photo; the raw one is not kept and the video is missing")
+
+        let records = try diary.store.entryRecords(ids: [Self.firstId, Self.secondId])
+        try #require(records.count == 2)
+        let first = records[0]
+        let created = try #require(Timestamps.parseRFC3339(Self.created))
+        let modified = try #require(Timestamps.parseRFC3339(Self.modified))
+        #expect(first.status == .saved)
+        #expect(first.title == "海邊的傍晚")
+        #expect(first.summary == "風好大，但很舒服.\n\n晚上吃了拉麵!")
+        #expect(first.tags == ["旅行", "beach", "海邊"])
+        #expect(first.timeZone == "Asia/Taipei")
+        #expect(first.occurredAt == created && first.createdAt == created)
+        #expect(first.updatedAt == modified && first.summarizedAt == modified)
+        #expect(first.context == EntryContext(place: "八斗子漁港", latitude: 25.1426, longitude: 121.7917,
+                                              weatherDescription: "Light Rain", temperatureC: 18.5))
+        #expect(first.persona == Persona.warm.id)
+        #expect(first.lines.isEmpty && first.note == nil)
+        let clock = HybridTimestamp(wallMillis: Timestamps.millis(modified), counter: 0, device: "dayone").description
+        #expect(first.clock == RowClock(hlc: clock, deviceId: "dayone"))
+        #expect(first.tagLinks.allSatisfy { $0.clock.hlc == clock && $0.createdAt == created })
+
+        try #require(first.media.count == 1)
+        let media = first.media[0]
+        #expect(media.id == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        #expect(media.position == 0 && media.clock.hlc == clock)
+        let item = media.item
+        let original = scratch.appendingPathComponent("photo.jpeg")
+        try Data(Self.photo).write(to: original)
+        #expect(item.kind == .photo && item.mime == "image/jpeg" && item.fileExtension == "jpg")
+        #expect(item.sha256 == (try ArchiveTool.sha256sum(original)))
+        #expect(item.bytes == Int64(Self.photo.count) && item.width == 4032 && item.height == 3024)
+        #expect(item.durationSeconds == nil)
+        #expect(item.takenAt == Timestamps.parseRFC3339("2023-05-01T10:19:00Z"))
+        let stored = diary.store.paths.media.appendingPathComponent(item.relativePath)
+        #expect(Array(try Data(contentsOf: stored)) == Self.photo)
+        #expect(Self.files(under: diary.store.paths.media) == [item.relativePath], "the raw photo stayed out")
+
+        let second = records[1]
+        #expect(second.title == nil, "no heading: no title")
+        #expect(second.summary == "Just a quiet day.\nNothing else.")
+        #expect(second.timeZone == "UTC", "an unknown zone")
+        #expect(second.updatedAt == second.createdAt)
+        #expect(second.tags.isEmpty && second.media.isEmpty)
+        #expect(second.context == EntryContext(place: "Keelung", latitude: 25.13, longitude: 121.74))
+
+        // What people see: a saved page with its tags and photo, found by its words.
+        let entry = try diary.store.entry(id: Self.firstId)
+        #expect(entry.status == .saved && entry.tags == ["旅行", "beach", "海邊"] && entry.picture?.sha256 == item.sha256)
+        #expect(try diary.store.searchIndexIsConsistent())
+    }
+
+    @Test func importingTheSameZipTwiceChangesNothing() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let (zip, _) = try Self.sampleZip(scratch: scratch)
+        _ = try Self.importZip(zip, into: diary)
+        let before = try diary.store.entryRecords(ids: try diary.store.entryIds(includingDeleted: true))
+
+        let again = try Self.importZip(zip, into: diary)
+        #expect(again.merge.added == 0 && again.merge.updated == 0 && again.merge.unchanged == 2)
+        #expect(again.merge.conflictsKept == 0 && again.filesAdded == 0)
+        #expect(try diary.store.entryRecords(ids: try diary.store.entryIds(includingDeleted: true)) == before)
+        #expect(try diary.store.conflicts().isEmpty)
+        #expect(try diary.store.tagUses().first { $0.name == "旅行" }?.count == 1)
+    }
+
+    @Test func aFileWhoseNameIsNotItsMD5IsRefusedBeforeTheStoreIsTouched() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let wrong = String(repeating: "ab", count: 16)
+        let zip = try Self.writerZip([
+            ("Journal.json", Array(Self.journal(photoMD5: wrong, rawMD5: "00").utf8)),
+            ("photos/\(wrong).jpeg", Self.photo),
+        ], scratch: scratch)
+
+        #expect(throws: ArchiveError.manifestMismatch(path: "photos/\(wrong).jpeg")) { try Self.importZip(zip, into: diary) }
+        #expect(try diary.store.entryIds(includingDeleted: true).isEmpty)
+        #expect(Self.files(under: diary.store.paths.media).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: diary.root.path).allSatisfy { !$0.hasPrefix(".incoming-") })
+    }
+
+    @Test func aBrokenJournalIsNamedWithTheWrongField() throws {
+        func failure(_ text: String, member: String = "Journal.json") -> ArchiveError? {
+            var files: [String: StagedFile] = [:]
+            do {
+                _ = try DayOne.records(journal: Array(text.utf8), files: &files, member: member)
+                return nil
+            } catch {
+                return error as? ArchiveError
+            }
+        }
+        let date = "\"creationDate\":\"2023-05-01T10:20:30Z\""
+        #expect(failure("not json") == .invalidRecord(member: "Journal.json", line: 1, field: nil))
+        #expect(failure("[1,2]") == .invalidRecord(member: "Journal.json", line: 1, field: nil))
+        #expect(failure(#"{"metadata":{"version":"1.0"}}"#, member: "Travel.json")
+                == .invalidRecord(member: "Travel.json", line: 1, field: "entries"))
+        #expect(failure(#"{"entries":{}}"#) == .invalidRecord(member: "Journal.json", line: 1, field: "entries"))
+        #expect(failure(#"{"entries":[1]}"#) == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0]"))
+        #expect(failure(#"{"entries":[{\#(date)}]}"#) == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].uuid"))
+        #expect(failure(#"{"entries":[{"uuid":"AB"}]}"#) == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].creationDate"))
+        #expect(failure(#"{"entries":[{"uuid":"AB","creationDate":5}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].creationDate"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"modifiedDate":"yesterday"}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].modifiedDate"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date)},{"uuid":"CD",\#(date),"tags":["a",3]}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[1].tags[1]"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"text":["no"]}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].text"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"location":{"latitude":"north"}}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].location.latitude"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"photos":[{"md5":"aa","width":"wide"}]}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].photos[0].width"))
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"videos":[{"duration":-1.5,"orderInEntry":-1}]}]}"#)
+                == .invalidRecord(member: "Journal.json", line: 1, field: "entries[0].videos[0].orderInEntry"))
+        // Missing optional fields and nulls are fine.
+        #expect(failure(#"{"entries":[{"uuid":"AB",\#(date),"text":null,"tags":null,"location":null,"photos":[{}]}]}"#) == nil)
+        #expect(failure(#"{"metadata":{},"entries":[]}"#) == nil)
+
+        // Through the importer: refused, nothing stored.
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let zip = try Self.writerZip([("Journal.json", Array("{\"entries\":[".utf8))], scratch: scratch)
+        #expect(throws: ArchiveError.invalidRecord(member: "Journal.json", line: 1, field: nil)) { try Self.importZip(zip, into: diary) }
+        #expect(try diary.store.entryIds(includingDeleted: true).isEmpty)
+    }
+
+    @Test func attachmentsAreFoundByMD5AndFiledUnderTheirSHA256() throws {
+        let md5a = String(repeating: "a1", count: 16), md5b = String(repeating: "b2", count: 16)
+        let md5c = String(repeating: "c3", count: 16), md5d = String(repeating: "d4", count: 16)
+        let shaA = String(repeating: "1", count: 64), shaB = String(repeating: "2", count: 64)
+        let shaC = String(repeating: "3", count: 64), shaD = String(repeating: "4", count: 64)
+        func staged(_ name: String, _ sha: String, _ md5: String) -> StagedFile {
+            StagedFile(url: URL(fileURLWithPath: "/staging/\(name)"), bytes: 10, sha256: sha, md5: md5)
+        }
+        var files: [String: StagedFile] = [
+            "photos/\(md5a).jpg": staged("0", shaA, md5a),       // Day One says jpeg, the file says jpg
+            "photos/\(md5b).pdf": staged("1", shaB, md5b),       // a type we do not keep
+            "audios/\(md5c).m4a": staged("2", shaC, md5c),
+            "videos/\(md5d).MOV": staged("3", shaD, md5d),       // any case
+        ]
+        let date = "\"creationDate\":\"2023-05-01T10:20:30Z\""
+        let travel = #"""
+            {"entries":[{"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",\#(date),"text":"# A",
+              "photos":[{"identifier":"P2","md5":"\#(md5b)","type":"pdf","orderInEntry":0},
+                        {"identifier":"P1","md5":"\#(md5a.uppercased())","type":"jpeg","orderInEntry":1}],
+              "audios":[{"identifier":"A1","md5":"\#(md5c)","type":"m4a","duration":3.5}],
+              "videos":[{"identifier":"V1","md5":"\#(md5d)","type":"mov","duration":12,"width":1920,"height":1080,"orderInEntry":0}]}]}
+            """#
+        let work = #"""
+            {"entries":[{"uuid":"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB",\#(date),"text":"# B",
+              "photos":[{"identifier":"P1","md5":"\#(md5a)","type":"jpeg"}]},
+             {"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",\#(date),"text":"# A again"}]}
+            """#
+        let records = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
+                                         files: &files)
+        #expect(records.map(\.title) == ["A", "B"], "every journal, an entry found twice taken once")
+
+        let a = records[0]
+        #expect(a.media.map(\.item.kind) == [.video, .photo, .audio], "by orderInEntry, then photos, videos, voice memos")
+        #expect(a.media.map(\.position) == [0, 1, 2])
+        #expect(a.media.map(\.item.mime) == ["video/quicktime", "image/jpeg", "audio/mp4"])
+        #expect(a.media.map(\.item.fileExtension) == ["mov", "jpg", "m4a"])
+        #expect(a.media[0].item.width == 1920 && a.media[0].item.durationSeconds == 12)
+        #expect(a.media[2].item.durationSeconds == 3.5)
+        #expect(a.media.map(\.item.sha256) == [shaD, shaA, shaC])
+        #expect(files["media/\(shaA).jpg"]?.url.path == "/staging/0")
+        #expect(files["media/\(shaC).m4a"]?.url.path == "/staging/2")
+        #expect(files["media/\(shaD).mov"]?.url.path == "/staging/3")
+        #expect(files.keys.filter { $0.hasPrefix("media/") }.count == 3, "the PDF stays where it was")
+        #expect(files["photos/\(md5b).pdf"] != nil)
+
+        // The same photo in two entries: the second gets its own media id, the same every time.
+        let b = records[1]
+        #expect(b.media.count == 1 && b.media[0].item.sha256 == shaA)
+        #expect(b.media[0].id != a.media[1].id && UUIDv7.isWellFormed(b.media[0].id))
+        var again = files
+        let twice = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
+                                       files: &again)
+        #expect(twice == records)
+
+        // A name that lies about the bytes is refused.
+        var lying: [String: StagedFile] = ["photos/\(md5a).jpeg": staged("9", shaA, md5b)]
+        #expect(throws: ArchiveError.manifestMismatch(path: "photos/\(md5a).jpeg")) {
+            try DayOne.records(journal: Array(work.utf8), files: &lying)
+        }
+    }
+
+    @Test func aClockFromTheFarFutureCountsAsTheOldest() throws {
+        var files: [String: StagedFile] = [:]
+        let journal = #"{"entries":[{"uuid":"AB","creationDate":"2999-01-01T00:00:00Z"}]}"#
+        let records = try DayOne.records(journal: Array(journal.utf8), files: &files)
+        #expect(records[0].clock.hlc == HybridTimestamp(wallMillis: 0, counter: 0, device: "dayone").description)
+        #expect(records[0].occurredAt == Timestamps.parseRFC3339("2999-01-01T00:00:00Z"))
+        #expect(UUIDv7.isWellFormed(records[0].id), "an identifier Day One would not write still makes a UUID-shaped id")
+        let diary = try TestDiary()
+        #expect(try diary.store.merge(records, source: "import").added == 1)
+    }
+
+    // MARK: Text
+
+    /// Title and page as one comparable value.
+    static func read(_ text: String) -> [String?] {
+        let page = DayOne.page(from: text)
+        return [page.title, page.summary]
+    }
+
+    @Test func theFirstHeadingIsTheTitleAndTheRestIsThePage() {
+        #expect(Self.read("# Title\n\nBody") == ["Title", "Body"])
+        #expect(Self.read("## Sub heading\r\nBody\r\n") == ["Sub heading", "Body"])
+        #expect(Self.read("#NoSpace\nBody") == [nil, "#NoSpace\nBody"])
+        #expect(Self.read("Plain first line\n\nMore") == [nil, "Plain first line\n\nMore"])
+        #expect(Self.read("") == [nil, nil])
+        #expect(Self.read("# \n\nBody") == [nil, "Body"])
+        #expect(Self.read("# Only a title") == ["Only a title", nil])
+        #expect(Self.read("![](dayone-moment://AAA)\n\n# Title\n\nOne\n\n![](dayone-moment:/video/BBB)\n\nTwo ![](dayone-moment://CCC) end") == ["Title", "One\n\nTwo  end"])
+        #expect(Self.read("# Hello\\!\n\nA\\.B \\\\ C\\d") == ["Hello!", "A.B \\ C\\d"])
+        #expect(Self.read("Keep ![a picture](https://example.com/x.jpg)") == [nil, "Keep ![a picture](https://example.com/x.jpg)"])
+    }
+
+    @Test(arguments: [
+        ("海邊的傍晚", "風好大，但很舒服。\n\n# 這行不是標題\n晚上吃了拉麵！"),
+        ("C:\\path\\", "back\\slash \\\\ and \\. and \\# and a last \\"),
+        ("Title with\nnewline", "Body"),
+        ("Only a title", nil),
+    ] as [(String?, String?)])
+    func ourMarkdownReadsBackTheSame(title: String?, summary: String?) {
+        let references = ["![](dayone-moment://0A1B)", "![](dayone-moment:/video/0C1D)"]
+        let text = DayOne.text(title: title, summary: summary, references: references)
+        let read = DayOne.page(from: text)
+        #expect(read.title == title?.replacingOccurrences(of: "\n", with: " "))
+        #expect(read.summary == summary)
+    }
+
+    @Test(arguments: ["# not a title", "  ## also not", "#", "plain", "\\# escaped already"])
+    func anUntitledPageThatLooksLikeAHeadingStaysUntitled(summary: String) {
+        let read = DayOne.page(from: DayOne.text(title: nil, summary: summary, references: []))
+        #expect(read.title == nil)
+        #expect(read.summary == summary.trimmingCharacters(in: .whitespaces))
+    }
+
+    @Test func identifiersBecomeLowercaseDashedIdsAndBack() {
+        #expect(DayOne.identifier("5C1E8F2A9B3D4E6F8A7B6C5D4E3F2A1B") == "5c1e8f2a-9b3d-4e6f-8a7b-6c5d4e3f2a1b")
+        #expect(DayOne.identifier("5C1E8F2A-9B3D-4E6F-8A7B-6C5D4E3F2A1B") == "5c1e8f2a-9b3d-4e6f-8a7b-6c5d4e3f2a1b")
+        #expect(DayOne.dayOneIdentifier("0193b3c2-7d1e-7c4a-9f1e-2b7a6c0d9e11") == "0193B3C27D1E7C4A9F1E2B7A6C0D9E11")
+        let id = "0193b3c2-7d1e-7c4a-9f1e-2b7a6c0d9e11"
+        #expect(DayOne.identifier(DayOne.dayOneIdentifier(id)) == id)
+        let odd = DayOne.identifier("not hex at all")
+        #expect(UUIDv7.isWellFormed(odd) && odd == DayOne.identifier("not hex at all") && odd != DayOne.identifier("not hex at all!"))
+        #expect(DayOne.time(Date(timeIntervalSince1970: 1_682_936_430.75)) == "2023-05-01T10:20:30Z")
+    }
+
+    // MARK: Export
+
+    @Test func anExportImportsBackToTheSamePages() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let source = try TestDiary()
+        let store = source.store
+
+        // A page with a photo, a video and a voice memo, place and weather; a fourth
+        // attachment whose file is not on this device.
+        var items: [MediaItem] = []
+        var bodies: [String: [UInt8]] = [:]
+        let kinds: [(MediaKind, String, String, Int)] = [(.photo, "image/jpeg", "jpg", 31), (.video, "video/mp4", "mp4", 32),
+                                                         (.audio, "audio/mp4", "m4a", 33)]
+        for (kind, mime, ext, seed) in kinds {
+            let bytes = pseudoRandomBytes(20_000 + seed, seed: UInt64(seed))
+            let file = scratch.appendingPathComponent("\(seed).\(ext)")
+            try Data(bytes).write(to: file)
+            var item = MediaItem(kind: kind, sha256: try ArchiveTool.sha256sum(file), mime: mime, fileExtension: ext, bytes: Int64(bytes.count))
+            switch kind {
+            case .photo: (item.width, item.height, item.takenAt) = (4032, 3024, Date(timeIntervalSince1970: 1_795_000_000))
+            case .video: (item.width, item.height, item.durationSeconds) = (1920, 1080, 12.5)
+            case .audio: item.durationSeconds = 3.25
+            }
+            let stored = store.paths.media.appendingPathComponent(item.relativePath)
+            try FileManager.default.createDirectory(at: stored.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: stored)
+            items.append(item)
+            bodies[item.sha256] = bytes
+        }
+        items.append(MediaItem(kind: .photo, sha256: String(repeating: "e", count: 64), mime: "image/png", fileExtension: "png", bytes: 9))
+        let context = EntryContext(place: "基隆", latitude: 25.13, longitude: 121.74, weatherDescription: "小雨", temperatureC: 18.5)
+        let rich = try store.createEntry(NewEntry(occurredAt: moment("2026-11-21 17:40"), timeZone: TimeZone(identifier: "Asia/Taipei")!,
+                                                  note: "今天去海邊", context: context, persona: "warm", media: items))
+        try store.savePage(entryId: rich, title: "海邊的傍晚", summary: "風好大，但很舒服。\n\n# 這行不是標題\n路徑 C:\\temp\\. 還有 \\* 星號",
+                           tags: ["旅行", "放鬆", "海邊"], persona: "warm", provider: "offline", usageDay: "2026-11-21")
+        let plain = try source.page("Second day", tags: ["work"], at: moment("2026-11-22 09:00", zone: "Europe/Berlin"), zone: "Europe/Berlin")
+        var records = try store.entryRecords(ids: [rich, plain])
+        var tombstone = records[1]
+        tombstone.id = UUIDv7.make()
+        tombstone.clock.deletedAt = Date()
+        records.append(tombstone)
+
+        let archive = scratch.appendingPathComponent("dayone-export.zip")
+        let descriptor = open(archive.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        let written = try DayOne.write(records: records, paths: store.paths, to: descriptor)
+        close(descriptor)
+        #expect(written == 2, "the tombstone is left out")
+
+        // The system's tools read it as Day One lays it out.
+        let listing = try ArchiveTool.run("/usr/bin/bsdtar", ["-tf", archive.path])
+        #expect(listing.status == 0)
+        var expected = ["Journal.json"]
+        for item in items.prefix(3) {
+            let md5 = try Self.md5sum(store.paths.media.appendingPathComponent(item.relativePath))
+            expected.append("\(DayOne.folder(item.kind))/\(md5).\(item.fileExtension == "jpg" ? "jpeg" : item.fileExtension)")
+        }
+        #expect(listing.text.split(separator: "\n").map(String.init) == expected)
+        #expect(expected[1].hasPrefix("photos/") && expected[2].hasPrefix("videos/") && expected[3].hasPrefix("audios/"))
+        let journalText = try ArchiveTool.run("/usr/bin/bsdtar", ["-xOf", archive.path, "Journal.json"])
+        let journal = try #require(JSON.parse(journalText.output))
+        #expect(journal["metadata"]?["version"] == .string("1.0"))
+        let first = try #require(journal["entries"]?[0])
+        #expect(journal["entries"]?.arrayValue?.count == 2)
+        #expect(first["uuid"]?.stringValue == rich.replacingOccurrences(of: "-", with: "").uppercased())
+        #expect(first["creationDate"]?.stringValue == "2026-11-21T09:40:00Z")
+        #expect(first["text"]?.stringValue?.hasPrefix("# 海邊的傍晚\n\n風好大") == true)
+        #expect(first["photos"]?.arrayValue?.count == 1, "the photo whose file is missing is left out")
+        #expect(first["photos"]?[0]?["type"] == .string("jpeg"))
+
+        // Into a fresh diary: the same pages.
+        let target = try TestDiary()
+        let summary = try Self.importZip(archive, into: target)
+        #expect(summary.source == "dayone" && summary.merge.added == 2 && summary.filesAdded == 3)
+        for original in records.prefix(2) {
+            let copy = try #require(try target.store.entryRecords(ids: [original.id]).first)
+            #expect(copy.status == .saved)
+            #expect(copy.title == original.title)
+            #expect(copy.summary == original.summary)
+            #expect(copy.tags == original.tags)
+            #expect(copy.timeZone == original.timeZone)
+            #expect(copy.context == original.context)
+            #expect(copy.occurredAt == original.occurredAt)
+            #expect(Self.sameSecond(copy.updatedAt, original.updatedAt))
+            let kept = original.liveMedia.filter { bodies[$0.item.sha256] != nil }
+            #expect(copy.media.map(\.id) == kept.map(\.id))
+            #expect(copy.media.map(\.position) == Array(0..<kept.count))
+            for (mine, theirs) in zip(copy.media.map(\.item), kept.map(\.item)) {
+                #expect(mine.kind == theirs.kind && mine.sha256 == theirs.sha256 && mine.mime == theirs.mime)
+                #expect(mine.fileExtension == theirs.fileExtension && mine.bytes == theirs.bytes)
+                #expect(mine.width == theirs.width && mine.height == theirs.height && mine.durationSeconds == theirs.durationSeconds)
+                #expect(Self.sameSecond(mine.takenAt, theirs.takenAt))
+                let file = target.store.paths.media.appendingPathComponent(mine.relativePath)
+                #expect(Array(try Data(contentsOf: file)) == bodies[mine.sha256])
+            }
+        }
+        #expect(try target.store.entryIds(includingDeleted: true).count == 2)
+
+        // And once more: nothing changes.
+        let again = try Self.importZip(archive, into: target)
+        #expect(again.merge.added == 0 && again.merge.updated == 0 && again.filesAdded == 0)
+    }
+
+    @Test func anExportOfNothingIsAnEmptyJournal() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let zip = scratch.appendingPathComponent("empty.zip")
+        let descriptor = open(zip.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        #expect(try DayOne.write(records: [], paths: diary.store.paths, to: descriptor) == 0)
+        close(descriptor)
+        let summary = try Self.importZip(zip, into: diary)
+        #expect(summary.source == "dayone" && summary.merge == MergeReport())
+    }
+}

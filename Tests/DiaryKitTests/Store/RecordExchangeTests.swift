@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import DiaryKit
+
+@Suite("Whole records out and merged back in")
+struct RecordExchangeTests {
+    func record(_ diary: TestDiary, _ id: String) throws -> EntryRecord {
+        try #require(try diary.store.entryRecords(ids: [id]).first)
+    }
+
+    @Test("a record survives its JSON form exactly, children and clocks included")
+    func jsonRoundTrip() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("海邊的傍晚", tags: ["旅行", "海邊"], at: moment("2026-11-20 17:40:03"))
+        _ = try diary.store.appendMessage(entryId: id, author: .person, text: "風很大", persona: "warm", provider: nil)
+        try diary.store.setContext(entryId: id, context: EntryContext(place: "基隆", latitude: 25.13, longitude: 121.74,
+                                                                      weatherDescription: "小雨", temperatureC: 18.5))
+        let original = try record(diary, id)
+        let line = original.json.serialized
+        let back = try EntryRecord(json: try #require(JSON.parse(Data(line.utf8))))
+        #expect(back == original)
+        #expect(line.contains("\"occurred_at\":\"2026-11-20T17:40:03.000+08:00\""), "times carry the entry's own offset")
+        #expect(throws: RecordDecodingError(field: "time_zone")) {
+            try EntryRecord(json: JSON.parse(Data(line.replacingOccurrences(of: "Asia/Taipei", with: "Mars/Base").utf8))!)
+        }
+        #expect(throws: RecordDecodingError(field: "media[0].sha256")) {
+            var broken = original
+            broken.media = [EntryRecord.Media(id: "a", position: 0, clock: original.clock,
+                                              item: MediaItem(kind: .photo, sha256: "../../etc", mime: "image/jpeg", fileExtension: "jpg", bytes: 1))]
+            try EntryRecord(json: JSON.parse(Data(broken.json.serialized.replacingOccurrences(of: "../../etc", with: "../etc").utf8))!)
+        }
+    }
+
+    @Test("merging into an empty diary copies everything; merging again changes nothing")
+    func copyAndRepeat() throws {
+        let source = try TestDiary()
+        let ids = [try source.page("one", tags: ["a", "b"]), try source.page("two", tags: ["b"]), try source.draft("three")]
+        let records = try source.store.entryRecords(ids: ids)
+        let target = try TestDiary()
+        let first = try target.store.merge(records, source: "import")
+        #expect(first.added == 3 && first.updated == 0)
+        #expect(try target.store.entryRecords(ids: ids) == records)
+        #expect(try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted() == ["a=1", "b=2"])
+        #expect(try target.store.searchIndexIsConsistent())
+        let second = try target.store.merge(records, source: "import")
+        #expect(second.added == 0 && second.updated == 0 && second.unchanged == 3 && second.conflictsKept == 0)
+        #expect(try target.store.conflicts().isEmpty)
+    }
+
+    @Test("the newer clock wins, the other version is kept, messages are a union")
+    func newerWins() throws {
+        let home = try TestDiary()
+        let id = try home.page("原本", tags: ["a"])
+        let laptop = try TestDiary()
+        _ = try laptop.store.merge(try home.store.entryRecords(ids: [id]), source: "import")
+        _ = try home.store.appendMessage(entryId: id, author: .person, text: "家裡", persona: "warm", provider: nil)
+        try laptop.store.savePage(entryId: id, title: "筆電改的標題", summary: "新的內容", tags: ["b"], persona: "warm",
+                                  provider: "offline", usageDay: "d")
+        _ = try laptop.store.appendMessage(entryId: id, author: .person, text: "筆電", persona: "warm", provider: nil)
+
+        let report = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: "import")
+        #expect(report.updated == 1 && report.conflictsKept == 1 && report.messagesAdded == 1)
+        let merged = try record(home, id)
+        #expect(merged.title == "筆電改的標題")
+        #expect(Set(merged.liveMessages.map(\.text)) == ["家裡", "筆電"])
+        #expect(merged.tags == ["b"], "the tag change travels with its own clock")
+        let kept = try #require(try home.store.conflicts().first)
+        #expect(kept.rowId == id && kept.source == "import")
+        #expect(kept.version["title"]?.stringValue == "原本")
+        #expect(try Finder(store: home.store).count({ var request = FindRequest(); request.keywords = "筆電改"; return request }()) == 1)
+        #expect(try home.store.searchIndexIsConsistent())
+        #expect((try home.store.tagUses().first { $0.name == "a" }?.count ?? 0) == 0, "the removed tag is not counted")
+
+        // The older copy coming back loses and changes nothing more.
+        let older = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: "import")
+        #expect(older.updated == 0 && older.conflictsKept == 0)
+    }
+
+    @Test("a deletion is never undone by an edit, however new")
+    func tombstoneWins() throws {
+        let home = try TestDiary()
+        let id = try home.page("會被刪掉", tags: ["t"])
+        let other = try TestDiary()
+        _ = try other.store.merge(try home.store.entryRecords(ids: [id]), source: "import")
+        // Deleted on a third device; meanwhile edited here, later.
+        var gone = try record(home, id)
+        gone.clock = RowClock(hlc: HybridTimestamp(wallMillis: Timestamps.millis(Date()), counter: 0, device: "third").description,
+                              deviceId: "third", deletedAt: Date())
+        Thread.sleep(forTimeInterval: 0.005)
+        _ = try other.store.appendMessage(entryId: id, author: .person, text: "之後的編輯", persona: "warm", provider: nil)
+
+        let report = try other.store.merge([gone], source: "sync")
+        #expect(report.updated == 1 && report.conflictsKept == 1)
+        #expect(try record(other, id).clock.deletedAt != nil)
+        #expect(try other.store.liveEntryCount() == 0)
+        #expect((try other.store.tagUses().first { $0.name == "t" }?.count ?? 0) == 0)
+        #expect(try other.store.searchIndexIsConsistent())
+        let edited = try other.store.conflicts().first
+        #expect(edited?.version["deleted_at"] == .null, "the live version that lost is kept")
+
+        _ = try home.store.merge([gone], source: "sync")
+        var live = try record(home, id)
+        live.clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 1000, counter: 0, device: "z").description
+        _ = try home.store.merge([live], source: "sync")
+        #expect(try record(home, id).clock.deletedAt != nil, "a newer live copy does not bring it back")
+    }
+
+    @Test("clocks from far in the future are refused and nothing is written")
+    func futureClock() throws {
+        let source = try TestDiary()
+        var records = try source.store.entryRecords(ids: [try source.page("x", tags: ["t"])])
+        records[0].clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 3 * 86_400_000, counter: 0, device: "d").description
+        let target = try TestDiary()
+        #expect(throws: StoreError.clockFromFuture(records[0].id)) { try target.store.merge(records, source: "import") }
+        #expect(try target.store.liveEntryCount() == 0)
+    }
+
+    @Test("the device's clock moves past every merged clock, so the next local edit is newer")
+    func clockAdvances() throws {
+        let source = try TestDiary()
+        var records = try source.store.entryRecords(ids: [try source.page("x", tags: ["t"])])
+        records[0].clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 3_600_000, counter: 7, device: "zz").description
+        let target = try TestDiary()
+        _ = try target.store.merge(records, source: "import")
+        _ = try target.store.appendMessage(entryId: records[0].id, author: .person, text: "later", persona: "warm", provider: nil)
+        let after = try record(target, records[0].id)
+        #expect(records[0].clock.timestamp < after.clock.timestamp)
+    }
+
+    @Test("a backup's extras merge: settings by clock, usage by maximum, conflicts once")
+    func extras() throws {
+        let source = try TestDiary()
+        try source.store.setSetting("persona", "fun")
+        let extras = try source.store.extras()
+        let target = try TestDiary()
+        try target.store.setSetting("persona", "clear")
+        _ = try target.store.merge([], extras: extras, source: "restore")
+        #expect(try target.store.setting("persona") == "clear", "the later local choice stays")
+        #expect(try target.store.conflicts().first?.version["value"]?.stringValue == "fun")
+        let lines = extras.jsonLines
+        var back = DiaryExtras()
+        for line in lines { try back.add(json: line) }
+        #expect(back == extras)
+    }
+}
