@@ -137,7 +137,7 @@ struct ArchiveTests {
         let merged = try home.run("diary-sync", ["import", fromLaptop.path])
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(merged.lines.first?["conflicts"] as? Int == 1)
-        #expect(merged.lines.first?["messages_added"] as? Int == 1)
+        #expect(merged.lines.first?["messages_added"] as? Int == 2, "the laptop's line and the reply to it")
         let entry = try #require(home.run("diary-find", ["--full", "--json", "海邊"]).lines.first)
         let texts = (entry["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         #expect(texts.contains("筆電上補一句") && texts.contains("家裡的電腦也補一句"), "\(texts)")

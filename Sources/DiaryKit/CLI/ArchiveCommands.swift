@@ -165,8 +165,10 @@ enum ArchiveRunner {
         }()
         if target == .html {
             guard let folder = options.output else { throw InputError.usage(.htmlNeedsFolder) }
-            let records = try store.entryRecords(ids: scope.isBackup ? store.entryIds(includingDeleted: false) : ids)
-            let site = try PENDING_HTML(records: records, paths: store.paths, to: URL(fileURLWithPath: folder),
+            let chosen = scope.isBackup ? try store.entryIds(includingDeleted: false) : ids
+            MediaPreviews.ensure(try store.entryRecords(ids: chosen).flatMap { $0.liveMedia.map(\.item) }, store: store)
+            let records = try store.entryRecords(ids: chosen)
+            let site = try HTMLSite.write(records: records, paths: store.paths, to: URL(fileURLWithPath: folder),
                                           language: context.language, now: Date())
             try report(context, entries: site.pages, media: site.mediaFiles, bytes: nil, path: folder)
             return
@@ -195,7 +197,7 @@ enum ArchiveRunner {
             (entries, media, bytes) = (summary.entries, summary.media, summary.archiveBytes)
         case .dayOne:
             let records = try store.entryRecords(ids: scope.isBackup ? store.entryIds(includingDeleted: false) : ids)
-            (entries, media, bytes) = (try PENDING_DAYONE(records: records, paths: store.paths, to: descriptor), 0, 0)
+            (entries, media, bytes) = (try DayOne.write(records: records, paths: store.paths, to: descriptor), 0, 0)
         case .html:
             return
         }
@@ -311,13 +313,4 @@ final class ProgressMeter {
         drawn = false
         try? Output.standardErrorFragment("\r\u{1B}[2K")
     }
-}
-
-// PENDING: replaced by HTMLSite.write / DayOne.write when they land.
-private struct PendingSite { var pages = 0, mediaFiles = 0 }
-private func PENDING_HTML(records: [EntryRecord], paths: DiaryPaths, to: URL, language: Language, now: Date) throws -> PendingSite {
-    throw InputError.usage(.unknownFormat(name: "html"))
-}
-private func PENDING_DAYONE(records: [EntryRecord], paths: DiaryPaths, to: Int32) throws -> Int {
-    throw InputError.usage(.unknownFormat(name: "dayone"))
 }

@@ -88,6 +88,7 @@ public struct NewCommand: DiaryCommand {
             }
             throw error
         }
+        MediaPreviews.ensure(items, store: store)
         context.say(.welcome(companion: chosen.title(context.language)))
         if let memo = items.first(where: { $0.kind == .audio }), let listener {
             try await transcribe(memo, entryId: id, with: listener, context: context, store: store)

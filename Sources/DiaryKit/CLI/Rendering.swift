@@ -45,6 +45,7 @@ enum Rendering {
             ("duration", .optional(item.durationSeconds)),
             ("taken_at", .optional(item.takenAt.map { Timestamps.rfc3339($0, zone: zone) })),
             ("path", .string(paths.media.appendingPathComponent(item.relativePath).path)),
+            ("thumbnail", .optional(item.thumbnailPath.map { paths.thumbnails.appendingPathComponent($0).path })),
         ])
     }
 

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Thumbnails (D-001) for media that have none yet: made after the entry is safely stored,
+/// and best effort, since a missing preview costs only the picture in a list.
+enum MediaPreviews {
+    /// Makes and records the thumbnails these media lack; returns how many were made.
+    @discardableResult
+    static func ensure(_ items: [MediaItem], store: DiaryStore) -> Int {
+        var made = 0
+        var done: Set<String> = []
+        for item in items where item.kind != .audio && item.thumbnail == nil && done.insert(item.sha256).inserted {
+            let source = store.paths.media.appendingPathComponent(item.relativePath)
+            guard FileManager.default.fileExists(atPath: source.path),
+                  let thumbnail = try? Thumbnail.make(kind: item.kind, source: source, into: store.paths.thumbnails),
+                  (try? store.setThumbnail(mediaSHA256: item.sha256, thumbnail: thumbnail.sha256)) != nil else { continue }
+            made += 1
+        }
+        return made
+    }
+}
