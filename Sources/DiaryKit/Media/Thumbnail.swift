@@ -96,7 +96,7 @@ public struct Thumbnail: Sendable, Equatable {
         // ffmpeg applies EXIF orientation and video rotation itself before the filters (autorotate is on
         // by default), so the sizes the filters see are the sizes as shown.
         let filters = "scale=iw*sar:ih,setsar=1,"
-            + "scale='\(side)':'\(side)':force_original_aspect_ratio=decrease"
+            + "scale='min(\(side),iw)':'min(\(side),ih)':force_original_aspect_ratio=decrease"
         // The file: prefix keeps ffmpeg from reading a name like "concat:x" as a protocol.
         arguments += ["-i", "file:" + source.standardizedFileURL.path,
                       // The first real video stream: never an embedded cover picture.
