@@ -13,7 +13,11 @@ struct DocumentationTests {
     func flagsAreDocumented(tool: String) throws {
         let sandbox = try Sandbox()
         var help = try sandbox.run(tool, ["--help"]).stdout
-        if tool == "diary-sync" { help += try sandbox.run(tool, ["status", "--help"]).stdout }
+        if tool == "diary-sync" {
+            for subcommand in ["status", "backup", "export", "restore", "import"] {
+                help += try sandbox.run(tool, [subcommand, "--help"]).stdout
+            }
+        }
         let manual = try String(contentsOf: Self.repository.appendingPathComponent("man/\(tool).1"), encoding: .utf8)
             .replacingOccurrences(of: "\\-", with: "-")
         let words = help.split(whereSeparator: { " \n,[]<>()".contains($0) }).map(String.init)

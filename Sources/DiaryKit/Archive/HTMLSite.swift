@@ -636,18 +636,18 @@ extension HTMLSite {
         .tile .count{color:var(--muted);font-size:.85rem}
         .tile[aria-current]{background:var(--accent);border-color:var(--accent);color:#fff}
         .tile[aria-current] .count{color:#fff}
-        .calendars{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1rem}
+        .calendars{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(15rem,100%),1fr));gap:1rem}
         .calendars h2{grid-column:1/-1;margin-bottom:0}
-        table.month{border-collapse:collapse;width:100%;background:var(--card);border:1px solid var(--line);border-radius:.6rem;text-align:center;font-size:.9rem}
+        table.month{border-collapse:collapse;table-layout:fixed;width:100%;background:var(--card);border:1px solid var(--line);border-radius:.6rem;text-align:center;font-size:.9rem}
         .month caption{font-weight:600;padding:.4rem;text-align:left}
         .month th{color:var(--muted);font-weight:400;padding:.2rem}
         .month td{padding:.25rem 0;height:2.1rem}
         .month td.has a{display:inline-block;min-width:1.9rem;line-height:1.9rem;border-radius:50%;background:var(--soft);font-weight:600;text-decoration:none}
         .month small{display:block;font-size:.7rem;color:var(--muted);line-height:1}
-        ol.entries{list-style:none;margin:0;padding:0;display:grid;gap:.6rem}
+        ol.entries{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:minmax(0,1fr);gap:.6rem}
         .card{display:flex;gap:.8rem;align-items:flex-start;padding:.7rem;background:var(--card);border:1px solid var(--line);border-radius:.7rem;text-decoration:none;color:var(--fg)}
         .thumb{width:4.5rem;height:4.5rem;object-fit:cover;border-radius:.5rem;flex:none}
-        .card .text{display:flex;flex-direction:column;min-width:0}
+        .card .text{display:flex;flex-direction:column;flex:1;min-width:0}
         .card .title{font-size:1.05rem;overflow-wrap:anywhere}
         .card .first{color:var(--muted);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
         .facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.6rem 0 1rem;color:var(--muted)}

@@ -87,7 +87,7 @@ enum ExitStatus {
         case let error as ArchiveError:
             switch error {
             case let .cannotOpen(path): return (.fileMissing(path: path), noInput)
-            case let .cannotCreate(path): return (.homeNotCreatable(path: path), cannotCreate)
+            case let .cannotCreate(path): return (.cannotCreateFile(path: path), cannotCreate)
             case .corrupt: return (.archiveCorrupt, dataError)
             case .writeFailed, .unsupported: return (.archiveNotWritten, ioError)
             case let .cannotRead(path): return (.archiveUnreadableSource(path: path), ioError)

@@ -81,6 +81,7 @@ public enum Phrase: Sendable, Equatable {
     case recordFromFuture(id: String)
     case recordContradicts(id: String)
     case archiveOutputIsTerminal
+    case cannotCreateFile(path: String)
     case unknownFormat(name: String)
     case htmlNeedsFolder
     case nothingToExport
@@ -279,6 +280,9 @@ public enum Phrase: Sendable, Equatable {
         case let .recordContradicts(id):
             return ("資料與日記裡已有的內容矛盾，已拒絕，日記沒有任何改變：\(id)",
                     "A record contradicts what the diary holds and was refused; the diary is unchanged: \(id)")
+        case let .cannotCreateFile(path):
+            return ("無法建立檔案或資料夾（資料夾不存在、沒有權限，或 HTML 匯出的資料夾不是空的）：\(path)",
+                    "Cannot create the file or folder (no such folder, no permission, or the HTML export folder is not empty): \(path)")
         case .archiveOutputIsTerminal:
             return ("封存檔不能直接輸出到終端機，請用 -o 檔名 或導向到檔案（> diary.tar）",
                     "An archive cannot be written to the terminal; use -o FILE or redirect it (> diary.tar).")

@@ -49,6 +49,7 @@ import Testing
             beach = try store.createEntry(NewEntry(
                 occurredAt: moment("2026-11-21 17:40"), timeZone: TimeZone(identifier: "Asia/Taipei")!, note: "今天去海邊",
                 context: EntryContext(place: "基隆", weatherDescription: "小雨", temperatureC: 18.5), persona: "warm", media: [photo]))
+            try store.setThumbnail(mediaSHA256: photo.sha256, thumbnail: thumbSHA)
             try store.appendMessage(entryId: beach, author: .person, text: "風好大，但很舒服", persona: "warm", provider: nil)
             try store.appendMessage(entryId: beach, author: .companion, text: "聽起來很放鬆。你在海邊待了多久？",
                                     persona: "warm", provider: "offline")
