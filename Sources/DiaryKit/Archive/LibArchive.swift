@@ -17,7 +17,7 @@ enum LibArchive {
 
     /// Runs `body` with this thread's character set switched to UTF-8.
     static func inUTF8<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        guard let utf8, false else { return try body() }
+        guard let utf8 else { return try body() }
         let previous = uselocale(utf8)
         defer { uselocale(previous) }
         return try body()

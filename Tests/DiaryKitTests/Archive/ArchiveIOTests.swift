@@ -480,25 +480,18 @@ import Glibc
     }
 }
 
-/// Reproducible bytes that do not compress (SplitMix64).
+/// Reproducible bytes that do not compress (SplitMix64, each word's bytes low first).
 func pseudoRandomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     var state = seed
-    var bytes = [UInt8](repeating: 0, count: count)
-    bytes.withUnsafeMutableBytes { raw in
-        var index = 0
-        while index < count {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            for shift in stride(from: 0, to: 64, by: 8) where index < count {
-                raw[index] = UInt8(truncatingIfNeeded: z >> UInt64(shift))
-                index += 1
-            }
-        }
+    // Whole words at a time: byte by byte, 3 MiB takes seconds in a debug build.
+    let words = (0..<((count + 7) / 8)).map { _ -> UInt64 in
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return (z ^ (z >> 31)).littleEndian
     }
-    return bytes
+    return words.withUnsafeBytes { Array($0.prefix(count)) }
 }
 
 /// The system tools the archive tests check against.
