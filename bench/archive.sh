@@ -19,7 +19,7 @@
 # MB/s = input bytes / 10^6 / median seconds, input = media files + diary.sqlite (the
 # whole diary folder), for backup and restore alike. Until `diary-sync backup --help`
 # answers with a --format option, only the tar baselines run.
-# Files: bench/out/archive-N-M/{runs.tsv,info.tsv,fill.txt,checks.txt,results.md}.
+# Files: bench/out/archive-N-M/{results.md,runs.tsv,info.tsv,sizes.tsv,fill.txt,checks.txt,stdout.log}.
 # The main package is built in release with the Swift runtime linked in, as shipped, in
 # its own scratch folder (.build-bench) so it does not collide with other builds.
 set -euo pipefail
@@ -146,7 +146,8 @@ measure() {
     local load status=ok
     load=$(cut -d' ' -f1 /proc/loadavg)
     if [ "${WITH_SYNC:-0}" = 1 ]; then set -- sh -c '"$@" && sync' sh "$@"; fi
-    /usr/bin/time -f '%e %M %U %S' -o "$work/time.txt" "$@" || status=failed
+    # diary-sync prints a JSON summary line when piped: kept in stdout.log.
+    /usr/bin/time -f '%e %M %U %S' -o "$work/time.txt" "$@" >>"$work/stdout.log" || status=failed
     local e m u s
     read -r e m u s < <(tail -1 "$work/time.txt")
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$step" "$format" "$run" "$e" "$m" "$u" "$s" "$load" "$status" >>"$runs_tsv"
@@ -166,6 +167,7 @@ ours_restore() { DIARY_HOME="$2" "$bin/diary-sync" restore "$1"; } # FILE HOME
 export -f ours_backup ours_restore
 export bin home backup_to
 
+: >"$work/stdout.log"
 checks="$work/checks.txt"
 : >"$checks"
 sizes="$work/sizes.tsv"

@@ -58,9 +58,9 @@ public enum ArchiveImport {
             if mode == .restore, let lines = unpacked.texts[ArchiveLayout.extras] {
                 extras = try diaryExtras(lines)
             }
-        } else if let journal = unpacked.dayOneJournal {
+        } else if !unpacked.dayOneJournals.isEmpty {
             summary.source = "dayone"
-            records = try DayOne.records(journal: unpacked.texts[journal] ?? [], files: &unpacked.files)
+            records = try DayOne.records(journals: unpacked.dayOneJournals.map { ($0, unpacked.texts[$0] ?? []) }, files: &unpacked.files)
         } else {
             throw ArchiveError.notDiaryArchive
         }
@@ -181,8 +181,8 @@ private struct Unpacked {
     var manifest: ArchiveManifest?
     var texts: [String: [UInt8]] = [:]
     var files: [String: StagedFile] = [:]
-    /// The member holding a Day One journal, when the archive has no manifest.
-    var dayOneJournal: String?
+    /// The members holding Day One journals, when the archive has no manifest.
+    var dayOneJournals: [String] = []
 
     static func read(_ reader: ArchiveReader, staging: URL, limits: ArchiveLimits, totalBytes: Int64?,
                      progress: ((ArchiveProgress) -> Void)?) throws -> Unpacked {
@@ -228,7 +228,7 @@ private struct Unpacked {
                 throw ArchiveError.unsafeMember(path: path, reason: .misplacedManifest)
             } else if DayOne.isJournal(path) {
                 kind = .text
-                unpacked.dayOneJournal = unpacked.dayOneJournal ?? path
+                unpacked.dayOneJournals.append(path)
             } else if DayOne.isMediaFile(path) {
                 kind = .file(digest: nil)
             } else {
