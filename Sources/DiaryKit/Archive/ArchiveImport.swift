@@ -51,7 +51,7 @@ public enum ArchiveImport {
         var extras: DiaryExtras?
         if let manifest = unpacked.manifest {
             summary.source = manifest.scope
-            records = try entryRecords(unpacked.texts[ArchiveLayout.entries] ?? [])
+            records = try entryRecords(unpacked.texts.removeValue(forKey: ArchiveLayout.entries) ?? [])
             guard manifest.count("entries").map({ $0 == records.count }) ?? true else {
                 throw ArchiveError.manifestMismatch(path: ArchiveLayout.entries)
             }
@@ -102,18 +102,20 @@ public enum ArchiveImport {
     }
 
     private static func entryRecords(_ bytes: [UInt8]) throws -> [EntryRecord] {
-        try jsonLines(bytes, member: ArchiveLayout.entries).map { line, json throws in
+        var records: [EntryRecord] = []
+        try eachJSONLine(bytes, member: ArchiveLayout.entries) { line, json in
             do throws(RecordDecodingError) {
-                return try EntryRecord(json: json)
+                records.append(try EntryRecord(json: json))
             } catch {
                 throw ArchiveError.invalidRecord(member: ArchiveLayout.entries, line: line, field: error.field)
             }
         }
+        return records
     }
 
     private static func diaryExtras(_ bytes: [UInt8]) throws -> DiaryExtras {
         var extras = DiaryExtras()
-        for (line, json) in try jsonLines(bytes, member: ArchiveLayout.extras) {
+        try eachJSONLine(bytes, member: ArchiveLayout.extras) { line, json in
             do throws(RecordDecodingError) {
                 try extras.add(json: json)
             } catch {
@@ -123,9 +125,9 @@ public enum ArchiveImport {
         return extras
     }
 
-    /// Splits JSON Lines, parsing each; the line number (1-based) travels with it.
-    static func jsonLines(_ bytes: [UInt8], member: String) throws -> [(Int, JSON)] {
-        var result: [(Int, JSON)] = []
+    /// Hands each JSON Lines object to `body` with its line number (1-based), one at a
+    /// time, so a large member is never held as parsed values all at once.
+    static func eachJSONLine(_ bytes: [UInt8], member: String, _ body: (Int, JSON) throws -> Void) throws {
         var start = 0
         var line = 0
         while start < bytes.count {
@@ -135,11 +137,10 @@ public enum ArchiveImport {
                 guard let json = JSON.parse(Data(bytes[start..<end])), case .object = json else {
                     throw ArchiveError.invalidRecord(member: member, line: line, field: nil)
                 }
-                result.append((line, json))
+                try body(line, json)
             }
             start = end + 1
         }
-        return result
     }
 
     private static func makeStaging(in home: URL) throws -> URL {
