@@ -67,7 +67,10 @@ print(f"Tools: {info['tar']}; {info['gzip']}; {info['zstd']}  ")
 print(f"diary-sync backup/restore: {'measured' if ours else 'not measured: ' + (info.get('why_not_ours') or 'not available') + ' (tar baselines only)'}"
       + (f" (backup to {'stdout, redirected to the file' if info.get('backup_to') == 'stdout' else '-o FILE'})" if ours else "") + "  ")
 if info.get("with_sync") == "1":
-    print("Every timed command is followed by sync(1) inside the timing.  ")
+    print("Every timed command is followed by sync(1) inside the timing (both sides pay for the disk).  ")
+elif ours:
+    print("Not like-for-like on durability: diary-sync fsyncs its backup and syncs before a restore commits; "
+          "tar's times stop at the page cache (WITH_SYNC=1 times both with sync).  ")
 print(f"Input: {mb(input_bytes):,.1f} MB = media {mb(int(info['media_bytes'])):,.1f} MB in {int(info['media_files']):,} files "
       f"(largest {mb(int(info['largest_bytes'])):.1f} MB) + diary.sqlite {mb(int(info['db_bytes'])):.1f} MB "
       f"({info['files']} files in the diary folder)  ")

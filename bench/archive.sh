@@ -12,14 +12,20 @@
 #   BACKUP_TO=file       diary-sync backup -o FILE; `stdout` times `diary-sync backup > FILE`
 #   WITH_SYNC=1          time each command followed by sync(1), so its writes reach the disk
 #   SKIP_OURS=1          only the tar baselines
+#   TAG=name             a suffix for the output folder (WITH_SYNC and BACKUP_TO=stdout add theirs)
 #   KEEP=1               keep the corpus (bench/out/archive-N-M/home) for the next run;
 #                        by default it is deleted at the end, with every archive and copy
 #   REGEN=1              make the corpus again even if KEEP left one
 #
+# Durability differs: diary-sync backup fsyncs its archive before renaming it into place,
+# and restore calls sync(2) before the diary points at the files; tar does neither, so
+# by default tar's times stop at the page cache. WITH_SYNC=1 makes both sides pay for the
+# disk and is the like-for-like comparison.
+#
 # MB/s = input bytes / 10^6 / median seconds, input = media files + diary.sqlite (the
 # whole diary folder), for backup and restore alike. Until `diary-sync backup --help`
 # answers with a --format option, only the tar baselines run.
-# Files: bench/out/archive-N-M/{results.md,runs.tsv,info.tsv,sizes.tsv,fill.txt,checks.txt,stdout.log}.
+# Files: bench/out/archive-N-M[-variant]/{results.md,runs.tsv,info.tsv,sizes.tsv,fill.txt,checks.txt,stdout.log}.
 # The main package is built in release with the Swift runtime linked in, as shipped, in
 # its own scratch folder (.build-bench) so it does not collide with other builds.
 set -euo pipefail
@@ -60,7 +66,12 @@ fi
 bin="$(build_main --show-bin-path)"
 version="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' + uncommitted changes in Sources/')"
 
-work="$root/bench/out/archive-$entries-$media"
+# Variants get their own folder, so a run never overwrites another's reports.
+suffix=""
+[ "${WITH_SYNC:-0}" = 1 ] && suffix+="-sync"
+[ "$backup_to" = stdout ] && suffix+="-stdout"
+[ -n "${TAG:-}" ] && suffix+="-$TAG"
+work="$root/bench/out/archive-$entries-$media$suffix"
 home="$work/home"
 scratch="$work/scratch" # archives and restored copies, emptied after each step
 mkdir -p "$work"
@@ -145,7 +156,7 @@ measure() {
     sync
     local load status=ok
     load=$(cut -d' ' -f1 /proc/loadavg)
-    if [ "${WITH_SYNC:-0}" = 1 ]; then set -- sh -c '"$@" && sync' sh "$@"; fi
+    if [ "${WITH_SYNC:-0}" = 1 ]; then set -- bash -c '"$@" && sync' _ "$@"; fi
     # diary-sync prints a JSON summary line when piped: kept in stdout.log.
     /usr/bin/time -f '%e %M %U %S' -o "$work/time.txt" "$@" >>"$work/stdout.log" || status=failed
     local e m u s
