@@ -18,7 +18,7 @@ enum Rendering {
             ("note", .optional(entry.note)),
             ("transcript", .optional(entry.transcript)),
             ("analysis", .optional(entry.analysis)),
-            ("context", contextJSON(entry.context)),
+            ("context", RecordCoding.contextJSON(entry.context)),
             ("persona", .string(entry.persona)),
             ("provider", .optional(entry.provider)),
             ("title", .optional(entry.title)),
@@ -46,19 +46,6 @@ enum Rendering {
             ("taken_at", .optional(item.takenAt.map { Timestamps.rfc3339($0, zone: zone) })),
             ("path", .string(paths.media.appendingPathComponent(item.relativePath).path)),
             ("thumbnail", .optional(item.thumbnailPath.map { paths.thumbnails.appendingPathComponent($0).path })),
-        ])
-    }
-
-    static func contextJSON(_ context: EntryContext) -> JSON {
-        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil ? .null : .object([
-            ("description", .optional(context.weatherDescription)),
-            ("temperature_c", .optional(context.temperatureC)),
-        ])
-        return .object([
-            ("place", .optional(context.place)),
-            ("latitude", .optional(context.latitude)),
-            ("longitude", .optional(context.longitude)),
-            ("weather", weather),
         ])
     }
 
