@@ -15,11 +15,7 @@ public struct ExportSummary: Sendable, Equatable {
     public var messages = 0
     public var media = 0
     public var thumbnails = 0
-    /// Media rows whose file is not on this device (never downloaded, or lost); the
-    /// archive still carries their rows.
-    public var mediaMissing = 0
-    /// Bytes of members (before compression) and bytes written.
-    public var payloadBytes: Int64 = 0
+    /// Bytes written (after compression).
     public var archiveBytes: Int64 = 0
 }
 
@@ -44,8 +40,12 @@ public enum ArchiveExport {
         let pagesSpool = try Spool(in: store.paths.home)
         var pages: [(path: String, range: Range<Int64>, sha256: String)] = []
         var usedPagePaths: Set<String> = []
-        var files: [String: (member: String, file: URL)] = [:]
-        var fileOrder: [String] = []
+        // Media and thumbnails, each once, in the order entries first use them.
+        var files: [(member: String, file: URL, sha256: String)] = []
+        var listed: Set<String> = []
+        func list(_ member: String, _ file: URL, _ sha256: String) {
+            if listed.insert(member).inserted { files.append((member, file, sha256)) }
+        }
 
         let ids: [String]
         switch scope {
@@ -66,17 +66,9 @@ public enum ArchiveExport {
                     return record.liveMedia
                 }()
                 for item in media.map(\.item) {
-                    let member = ArchiveLayout.mediaPath(item)
-                    if files[member] == nil {
-                        files[member] = (member, store.paths.media.appendingPathComponent(item.relativePath))
-                        fileOrder.append(member)
-                    }
+                    list(ArchiveLayout.mediaPath(item), store.paths.media.appendingPathComponent(item.relativePath), item.sha256)
                     if let thumbnail = item.thumbnail, let relative = item.thumbnailPath {
-                        let thumbMember = ArchiveLayout.thumbnailPath(thumbnail)
-                        if files[thumbMember] == nil {
-                            files[thumbMember] = (thumbMember, store.paths.thumbnails.appendingPathComponent(relative))
-                            fileOrder.append(thumbMember)
-                        }
+                        list(ArchiveLayout.thumbnailPath(thumbnail), store.paths.thumbnails.appendingPathComponent(relative), thumbnail)
                     }
                 }
                 guard record.clock.deletedAt == nil else { continue }
@@ -101,18 +93,15 @@ public enum ArchiveExport {
             members.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: LibArchive.hex(SHA256.hash(data: extrasBytes))))
         }
         members += pages.map { .init(path: $0.path, bytes: Int64($0.range.count), sha256: $0.sha256) }
-        var present: [(member: String, file: URL, bytes: Int64)] = []
-        for member in fileOrder {
-            let source = files[member]!
+        // A media row whose file is not on this device (never downloaded, or lost) still
+        // travels in entries.jsonl; only files that are here become members.
+        var present: [(member: String, file: URL, sha256: String)] = []
+        for source in files {
             var info = stat()
-            guard stat(source.file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                if member.hasPrefix("media/") { summary.mediaMissing += 1 }
-                continue
-            }
-            let digest = String(member.split(separator: "/")[1].split(separator: ".")[0])
-            members.append(.init(path: member, bytes: Int64(info.st_size), sha256: digest))
-            present.append((member, source.file, Int64(info.st_size)))
-            if member.hasPrefix("media/") { summary.media += 1 } else { summary.thumbnails += 1 }
+            guard stat(source.file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            members.append(.init(path: source.member, bytes: Int64(info.st_size), sha256: source.sha256))
+            present.append(source)
+            if source.member.hasPrefix("media/") { summary.media += 1 } else { summary.thumbnails += 1 }
         }
         let manifest = ArchiveManifest(
             scope: { if case .backup = scope { return "backup" } else { return "export" } }(), createdAt: now,
@@ -140,39 +129,17 @@ public enum ArchiveExport {
             try pagesSpool.copy(page.range, as: page.path, into: writer, modified: now, advance: advance)
             filesDone += 1
         }
-        for file in present {
-            try copyVerified(file.file, as: file.member, bytes: file.bytes, into: writer, modified: now, advance: advance)
+        for source in present {
+            // The bytes are checked against their name on the way: a file that rotted on disk
+            // stops the backup instead of going out under a manifest that vouches for it.
+            guard try writer.add(path: source.member, file: source.file, modified: now, progress: advance).sha256 == source.sha256 else {
+                throw ArchiveError.mediaCorrupt(path: source.file.path)
+            }
             filesDone += 1
         }
         try writer.finish()
-        summary.payloadBytes = total
         summary.archiveBytes = writer.bytesWritten
         return summary
-    }
-
-    /// Streams a content-addressed file, checking on the way that its bytes still match its name.
-    private static func copyVerified(_ file: URL, as member: String, bytes: Int64, into writer: ArchiveWriter,
-                                     modified: Date, advance: (Int) -> Void) throws {
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
-        defer { close(descriptor) }
-        // The kernel may read ahead further: this file is read once, start to end.
-        _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
-        var hasher = SHA256()
-        try writer.add(path: member, size: bytes, modified: modified) { buffer in
-            while true {
-                let got = read(descriptor, buffer.baseAddress, buffer.count)
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiveError.cannotRead(path: file.path)
-                }
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
-                advance(got)
-                return got
-            }
-        }
-        let expected = String(member.split(separator: "/")[1].split(separator: ".")[0])
-        guard LibArchive.hex(hasher.finalize()) == expected else { throw ArchiveError.mediaCorrupt(path: file.path) }
     }
 }
 
@@ -194,18 +161,12 @@ final class Spool {
 
     @discardableResult
     func append(_ bytes: [UInt8]) throws -> Range<Int64> {
-        let start = size
-        var offset = 0
-        while offset < bytes.count {
-            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + offset, bytes.count - offset, off_t(size)) }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.writeFailed(String(cString: strerror(errno)))
-            }
-            offset += wrote
-            size += Int64(wrote)
+        // Appends move the file offset; the reads below use pread and leave it alone.
+        guard bytes.withUnsafeBytes({ FileIO.writeAll(descriptor, $0) }) else {
+            throw ArchiveError.writeFailed(String(cString: strerror(errno)))
         }
-        return start..<size
+        size += Int64(bytes.count)
+        return size - Int64(bytes.count)..<size
     }
 
     func copy(_ range: Range<Int64>, as member: String, into writer: ArchiveWriter, modified: Date, advance: (Int) -> Void) throws {

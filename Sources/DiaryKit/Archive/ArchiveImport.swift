@@ -25,7 +25,6 @@ public struct ImportSummary: Sendable, Equatable {
     public var merge = MergeReport()
     /// Media and thumbnail files that were not on this device before.
     public var filesAdded = 0
-    public var bytesRead: Int64 = 0
 }
 
 /// Reads diary archives (and Day One exports) back into a diary. Everything is read and
@@ -46,7 +45,6 @@ public enum ArchiveImport {
         var unpacked = try Unpacked.read(reader, staging: staging, limits: limits, totalBytes: totalBytes, progress: progress)
 
         var summary = ImportSummary()
-        summary.bytesRead = reader.compressedBytesRead
         let records: [EntryRecord]
         var extras: DiaryExtras?
         if let manifest = unpacked.manifest {
@@ -80,21 +78,22 @@ public enum ArchiveImport {
     /// a file already there is the same bytes and is left alone). Returns what it added.
     private static func place(_ records: [EntryRecord], files: [String: StagedFile], paths: DiaryPaths) throws -> [URL] {
         var placed: [URL] = []
-        func move(_ member: String, to destination: URL) throws {
-            guard let staged = files[member], !FileManager.default.fileExists(atPath: destination.path) else { return }
-            let folder = destination.deletingLastPathComponent()
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            guard rename(staged.url.path, destination.path) == 0 else {
+        func move(_ member: String, into folder: ContentAddressedFolder, sha256: String, fileExtension: String) throws {
+            guard let staged = files[member], !folder.holds(sha256: sha256, fileExtension: fileExtension, bytes: staged.bytes) else { return }
+            try? FileManager.default.createDirectory(atPath: folder.rootPath, withIntermediateDirectories: true)
+            guard folder.install(staged.url.path, sha256: sha256, fileExtension: fileExtension) else {
                 for file in placed { unlink(file.path) }
-                throw ArchiveError.cannotCreate(path: destination.path)
+                throw ArchiveError.cannotCreate(path: folder.path(sha256: sha256, fileExtension: fileExtension))
             }
-            placed.append(destination)
+            placed.append(URL(fileURLWithPath: folder.path(sha256: sha256, fileExtension: fileExtension)))
         }
+        let media = ContentAddressedFolder(paths.media)
+        let thumbnails = ContentAddressedFolder(paths.thumbnails)
         for record in records {
             for item in record.media.map(\.item) {
-                try move(ArchiveLayout.mediaPath(item), to: paths.media.appendingPathComponent(item.relativePath))
-                if let thumbnail = item.thumbnail, let relative = item.thumbnailPath {
-                    try move(ArchiveLayout.thumbnailPath(thumbnail), to: paths.thumbnails.appendingPathComponent(relative))
+                try move(ArchiveLayout.mediaPath(item), into: media, sha256: item.sha256, fileExtension: item.fileExtension)
+                if let thumbnail = item.thumbnail {
+                    try move(ArchiveLayout.thumbnailPath(thumbnail), into: thumbnails, sha256: thumbnail, fileExtension: "jpg")
                 }
             }
         }
@@ -275,7 +274,7 @@ private struct Unpacked {
                 case .file:
                     // Only Day One names files by MD5; our own archives need just the SHA-256.
                     if unpacked.manifest == nil { md5.update(bufferPointer: chunk) }
-                    try writeAll(output, chunk, path: stagedURL.path)
+                    guard FileIO.writeAll(output, chunk) else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
                 default: break
                 }
                 progress?(ArchiveProgress(bytesDone: reader.compressedBytesRead, bytesTotal: totalBytes, filesDone: count, filesTotal: nil))
@@ -336,17 +335,5 @@ private struct Unpacked {
             throw ArchiveError.unsafeMember(path: raw, reason: .strangeName)
         }
         return path
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {
-        var offset = 0
-        while offset < chunk.count {
-            let wrote = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.writeFailed(String(cString: strerror(errno)))
-            }
-            offset += wrote
-        }
     }
 }

@@ -116,9 +116,10 @@ public final class ArchiveWriter {
     }
 
     /// Adds the regular file at `file`, streamed from disk, and returns its SHA-256 (lowercase hex) and size.
-    /// Without `modified` the member keeps the file's modification time.
+    /// Without `modified` the member keeps the file's modification time; `progress` hears of every block.
     @discardableResult
-    public func add(path: String, file: URL, modified: Date?) throws -> (sha256: String, bytes: Int64) {
+    public func add(path: String, file: URL, modified: Date?,
+                    progress: (Int) -> Void = { _ in }) throws -> (sha256: String, bytes: Int64) {
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
         defer { close(descriptor) }
@@ -126,6 +127,8 @@ public final class ArchiveWriter {
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiveError.cannotRead(path: file.path)
         }
+        // Read once, start to end: the kernel may read further ahead.
+        _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
         let size = Int64(info.st_size)
         #if canImport(Darwin)
         let fileTime = info.st_mtimespec.tv_sec
@@ -135,15 +138,11 @@ public final class ArchiveWriter {
         let mtime = modified ?? Date(timeIntervalSince1970: TimeInterval(fileTime))
         var hasher = SHA256()
         try add(path: path, size: size, modified: mtime) { buffer in
-            while true {
-                let got = read(descriptor, buffer.baseAddress, buffer.count)
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiveError.cannotRead(path: file.path)
-                }
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
-                return got
-            }
+            let got = FileIO.read(descriptor, into: buffer)
+            guard got >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            progress(got)
+            return got
         }
         return (LibArchive.hex(hasher.finalize()), size)
     }

@@ -333,11 +333,8 @@ enum DayOne {
         defer { buffer.deallocate() }
         var hasher = Insecure.MD5()
         while true {
-            let got = read(descriptor, buffer.baseAddress, buffer.count)
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw ArchiveError.cannotRead(path: file.path)
-            }
+            let got = FileIO.read(descriptor, into: buffer)
+            guard got >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
             if got == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
         }

@@ -159,15 +159,17 @@ enum ArchiveRunner {
 
     static func write(context: CommandContext, store: DiaryStore, options: ArchiveOutputOptions, scope: ArchiveExport.Scope) throws {
         let target = try target(options)
-        let ids: [String] = {
-            if case let .entries(ids) = scope { return ids }
-            return []
-        }()
+        // The Day One and HTML shapes hold live entries only.
+        func liveRecords() throws -> [EntryRecord] {
+            switch scope {
+            case .backup: return try store.entryRecords(ids: store.entryIds(includingDeleted: false))
+            case let .entries(ids): return try store.entryRecords(ids: ids)
+            }
+        }
         if target == .html {
             guard let folder = options.output else { throw InputError.usage(.htmlNeedsFolder) }
-            let chosen = scope.isBackup ? try store.entryIds(includingDeleted: false) : ids
-            MediaPreviews.ensure(try store.entryRecords(ids: chosen).flatMap { $0.liveMedia.map(\.item) }, store: store)
-            let records = try store.entryRecords(ids: chosen)
+            var records = try liveRecords()
+            if MediaPreviews.ensure(records.flatMap { $0.liveMedia.map(\.item) }, store: store) > 0 { records = try liveRecords() }
             let site = try HTMLSite.write(records: records, paths: store.paths, to: URL(fileURLWithPath: folder),
                                           language: context.language, now: Date())
             try report(context, entries: site.pages, media: site.mediaFiles, bytes: nil, path: folder)
@@ -190,16 +192,12 @@ enum ArchiveRunner {
         let meter = ProgressMeter(context: context)
         defer { meter.finish() }
         let entries: Int, media: Int, bytes: Int64
-        switch target {
-        case let .archive(format):
+        if case let .archive(format) = target {
             let summary = try ArchiveExport.write(store: store, scope: scope, format: format, to: descriptor,
                                                   language: context.language, progress: meter.update)
             (entries, media, bytes) = (summary.entries, summary.media, summary.archiveBytes)
-        case .dayOne:
-            let records = try store.entryRecords(ids: scope.isBackup ? store.entryIds(includingDeleted: false) : ids)
-            (entries, media, bytes) = (try DayOne.write(records: records, paths: store.paths, to: descriptor), 0, 0)
-        case .html:
-            return
+        } else {
+            (entries, media, bytes) = (try DayOne.write(records: try liveRecords(), paths: store.paths, to: descriptor), 0, 0)
         }
         if let path, let partial {
             guard fsync(descriptor) == 0, rename(partial, path) == 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
@@ -251,13 +249,6 @@ enum ArchiveRunner {
             try Output.line(Phrase.restoreDone(added: merge.added, updated: merge.updated, unchanged: merge.unchanged,
                                                conflicts: merge.conflictsKept, files: summary.filesAdded).text(context.language))
         }
-    }
-}
-
-private extension ArchiveExport.Scope {
-    var isBackup: Bool {
-        if case .backup = self { return true }
-        return false
     }
 }
 

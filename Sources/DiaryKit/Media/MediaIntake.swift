@@ -94,54 +94,31 @@ public enum MediaIntake {
     private static func copyIn(_ source: MediaFile, _ examined: IntakeResult, into mediaRoot: URL) throws(MediaError) -> IntakeResult {
         var result = examined
         let kind = result.item.kind
-        let rootPath = mediaRoot.standardizedFileURL.path
-        let storeFailed = MediaError.cannotStore(path: rootPath)
-
-        do {
-            try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
-        } catch {
-            throw storeFailed
-        }
-        // A dot name keeps half-written copies out of the shard folders and out of listings.
-        let tempPath = (rootPath as NSString).appendingPathComponent(".incoming-\(UUID().uuidString).tmp")
-        let temp = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard temp >= 0 else { throw storeFailed }
+        let folder = ContentAddressedFolder(mediaRoot)
+        let storeFailed = MediaError.cannotStore(path: folder.rootPath)
+        guard let temp = folder.makeTemporaryFile() else { throw storeFailed }
         var tempExists = true
-        defer { if tempExists { _ = unlink(tempPath) } }
+        defer { if tempExists { _ = unlink(temp.path) } }
 
         var writeFailed = false
         let digest: String
         do {
             digest = try source.stream(kind: kind) { chunk in
-                writeFailed = !writeAll(temp, chunk)
+                writeFailed = !FileIO.writeAll(temp.descriptor, chunk)
                 return !writeFailed
             }
         } catch {
-            _ = close(temp)
+            _ = close(temp.descriptor)
             throw writeFailed ? storeFailed : error
         }
         // Durable before it gets its final name, so a crash never leaves a short file under a valid hash.
-        let synced = fsync(temp) == 0
-        guard close(temp) == 0, synced, !writeFailed else { throw storeFailed }
+        let synced = fsync(temp.descriptor) == 0
+        guard close(temp.descriptor) == 0, synced, !writeFailed else { throw storeFailed }
 
         result.item.sha256 = digest
-        let shardPath = (rootPath as NSString).appendingPathComponent(String(digest.prefix(2)))
-        let finalPath = (rootPath as NSString).appendingPathComponent(result.item.relativePath)
-
-        var existing = stat()
-        if stat(finalPath, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFREG, Int64(existing.st_size) == result.item.bytes {
-            // Same hash, same length: those bytes are already stored.
-            return result
-        }
-        let createdShard = mkdir(shardPath, 0o755) == 0
-        guard createdShard || errno == EEXIST else { throw storeFailed }
-        guard rename(tempPath, finalPath) == 0 else {
-            if createdShard { _ = rmdir(shardPath) }
-            throw storeFailed
-        }
+        if folder.holds(sha256: digest, fileExtension: result.item.fileExtension, bytes: result.item.bytes) { return result }
+        guard folder.install(temp.path, sha256: digest, fileExtension: result.item.fileExtension) else { throw storeFailed }
         tempExists = false
-        syncDirectory(shardPath)
-        if createdShard { syncDirectory(rootPath) }
         return result
     }
 
@@ -190,27 +167,6 @@ public enum MediaIntake {
         let ext = (1...8).contains(fileExtension.utf8.count)
             && fileExtension.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
         return hex && ext
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < chunk.count {
-            let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
-    }
-
-    private static func syncDirectory(_ path: String) {
-        // Makes the new name itself durable; failure here cannot undo the store, so it is best effort.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        _ = close(descriptor)
     }
 }
 

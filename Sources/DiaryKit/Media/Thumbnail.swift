@@ -125,62 +125,18 @@ public struct Thumbnail: Sendable, Equatable {
 
     /// Writes `jpeg` to `thumbsRoot/ab/<sha256>.jpg` (temp file, fsync, rename) unless those bytes are already there.
     private static func store(_ jpeg: [UInt8], as thumbnail: Thumbnail, into thumbsRoot: URL) throws(MediaError) {
-        let rootPath = thumbsRoot.standardizedFileURL.path
-        let storeFailed = MediaError.cannotStore(path: rootPath)
-        let shardPath = (rootPath as NSString).appendingPathComponent(String(thumbnail.sha256.prefix(2)))
-        let finalPath = (rootPath as NSString).appendingPathComponent(thumbnail.relativePath)
-
-        var existing = stat()
-        if stat(finalPath, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFREG, Int64(existing.st_size) == thumbnail.bytes {
-            // Same hash, same length: those bytes are already stored.
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)
-        } catch {
-            throw storeFailed
-        }
-        // A dot name keeps half-written files out of the shard folders and out of listings.
-        let tempPath = (rootPath as NSString).appendingPathComponent(".incoming-\(UUID().uuidString).tmp")
-        let temp = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard temp >= 0 else { throw storeFailed }
+        let folder = ContentAddressedFolder(thumbsRoot)
+        let storeFailed = MediaError.cannotStore(path: folder.rootPath)
+        if folder.holds(sha256: thumbnail.sha256, fileExtension: "jpg", bytes: thumbnail.bytes) { return }
+        guard let temp = folder.makeTemporaryFile() else { throw storeFailed }
         var tempExists = true
-        defer { if tempExists { _ = unlink(tempPath) } }
+        defer { if tempExists { _ = unlink(temp.path) } }
 
-        let written = jpeg.withUnsafeBytes { writeAll(temp, $0) }
+        let written = jpeg.withUnsafeBytes { FileIO.writeAll(temp.descriptor, $0) }
         // Durable before it gets its final name, so a crash never leaves a short file under a valid hash.
-        let synced = written && fsync(temp) == 0
-        guard close(temp) == 0, synced else { throw storeFailed }
-
-        let createdShard = mkdir(shardPath, 0o755) == 0
-        guard createdShard || errno == EEXIST else { throw storeFailed }
-        guard rename(tempPath, finalPath) == 0 else {
-            if createdShard { _ = rmdir(shardPath) }
-            throw storeFailed
-        }
+        let synced = written && fsync(temp.descriptor) == 0
+        guard close(temp.descriptor) == 0, synced,
+              folder.install(temp.path, sha256: thumbnail.sha256, fileExtension: "jpg") else { throw storeFailed }
         tempExists = false
-        syncDirectory(shardPath)
-        if createdShard { syncDirectory(rootPath) }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
-    }
-
-    private static func syncDirectory(_ path: String) {
-        // Makes the new name itself durable; failure here cannot undo the store, so it is best effort.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        _ = close(descriptor)
     }
 }

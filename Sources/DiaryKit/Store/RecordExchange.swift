@@ -37,17 +37,21 @@ extension DiaryStore {
             extras.usage = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM usage ORDER BY day, kind")).map { row in
                 UsageRecord(day: row["day"], counter: row["kind"], count: row["count"])
             }
-            extras.conflicts = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM conflict ORDER BY kept_at, id")).map { row in
-                ConflictRecord(id: row["id"], table: row["table_name"], rowId: row["row_id"], hlc: row["hlc"],
-                               winnerHlc: row["winner_hlc"], source: row["source"], keptAt: Timestamps.date(millis: row["kept_at"]),
-                               version: JSON.parse(Data((row["version"] as String).utf8)) ?? .null)
-            }
+            extras.conflicts = try Self.conflicts(db)
             return extras
         }
     }
 
     /// The versions that lost a merge, newest first.
-    public func conflicts() throws -> [ConflictRecord] { try extras().conflicts.reversed() }
+    public func conflicts() throws -> [ConflictRecord] { try read { db in try Self.conflicts(db).reversed() } }
+
+    private static func conflicts(_ db: Database) throws -> [ConflictRecord] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM conflict ORDER BY kept_at, id")).map { row in
+            ConflictRecord(id: row["id"], table: row["table_name"], rowId: row["row_id"], hlc: row["hlc"],
+                           winnerHlc: row["winner_hlc"], source: row["source"], keptAt: Timestamps.date(millis: row["kept_at"]),
+                           version: JSON.parse(Data((row["version"] as String).utf8)) ?? .null)
+        }
+    }
 
     /// Merges records into the diary in one transaction (all or nothing); `source` names
     /// where they came from in the conflicts kept.
