@@ -3,7 +3,9 @@
 # ffmpeg (ffprobe reads videos, thumbnails are cut with it; the try-out makes its sample
 # photo with it), libarchive (backups and exports), the sqlite3 shell the tests use to look
 # inside a diary. With --tests, also what only the tests use: bsdtar, zstd and xz (to check
-# that ordinary tools read our archives) and Chromium (to load the HTML export headless).
+# that ordinary tools read our archives), Chromium (to load the HTML export headless), the
+# PostgreSQL server and client (the sync tests start a throwaway cluster on loopback) and
+# faketime (a device whose clock is an hour behind).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -19,9 +21,11 @@ for package in libsqlite3-dev libarchive-dev; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ "${1:-}" = "--tests" ]; then
-    for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3; do
+    for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3 psql:postgresql-client \
+                pg_dump:postgresql-client faketime:faketime; do
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
     done
+    [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

@@ -5,6 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
 swift build --build-tests
+# A throwaway Postgres on loopback for the sync tests, stopped and removed however the
+# tests end.
+cluster=$(mktemp -d /tmp/diary-pg.XXXXXX)
+trap 'scripts/pg-cluster.sh stop "$cluster" || true' EXIT
+eval "$(scripts/pg-cluster.sh start "$cluster")"
+export DIARY_REQUIRE_POSTGRES=1
 # One test at a time: the fake model and weather servers run inside the test process on
 # Swift's shared concurrency threads, which tests waiting on child processes would
 # otherwise tie up (2 cores here), turning a slow machine into spurious timeouts.

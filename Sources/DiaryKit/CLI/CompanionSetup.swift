@@ -55,7 +55,7 @@ extension CommandContext {
 
     /// Asks a yes/no question on the terminal: on stdin when it is one, else on the
     /// controlling terminal (a pipeline still has one); nil when there is no terminal.
-    private func askOnTerminal(_ question: String) -> String? {
+    func askOnTerminal(_ question: String) -> String? {
         if stdinIsTerminal {
             try? Output.standardErrorFragment(question)
             return readLine()?.trimmingCharacters(in: .whitespaces) ?? ""

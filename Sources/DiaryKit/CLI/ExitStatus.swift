@@ -108,6 +108,23 @@ enum ExitStatus {
             switch error {
             case let .invalid(detail): return (.badConfig(detail: detail), configuration)
             }
+        case let error as SyncError:
+            switch error {
+            case .notLoggedIn: return (.syncNeedsLogin, permission)
+            case .offline: return (.syncFailedKept, tryAgain)
+            case .permissionDenied: return (.permissionDenied, permission)
+            case .serverState: return (.serverDataState, tryAgain)
+            case .serverNotReady: return (.serverNotReady, unavailable)
+            case let .serverTooNew(version): return (.serverTooNew(version: version), configuration)
+            case let .credentialsExposed(path): return (.credentialsExposed(path: path), permission)
+            case let .badAddress(url): return (.badServerAddress(url: url), usage)
+            case .passwordNeeded: return (.passwordNeeded, usage)
+            case .consentDeclined: return (.consentRequired, permission)
+            case .otherAccount: return (.otherAccount, usage)
+            case let .badUserName(name): return (.badUserName(name: name), usage)
+            case let .userExists(name): return (.userExists(name: name), cannotCreate)
+            case .notConfirmed: return (.notConfirmed, usage)
+            }
         case is OutputError:
             return (.ioFailure, ioError)
         default:

@@ -5,24 +5,112 @@ import Foundation
 public struct SyncCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "diary-sync",
-        abstract: "Sync the diary across devices, and back it up.",
-        discussion: "Every change is stored on this device first and queued for sync; nothing waits on the network.",
-        subcommands: [SyncStatusCommand.self, BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
-        defaultSubcommand: SyncStatusCommand.self)
+        abstract: "Sync the diary across devices through Postgres, and back it up.",
+        discussion: """
+            Every change is stored on this device first and queued; a sync sends the queue (push), \
+            then takes what other devices sent (pull), then media. With no subcommand, diary-sync syncs \
+            once. Offline, nothing is lost: the queue waits (exit 75) and the next sync sends it.
+            """,
+        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self,
+                      LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
+                      BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
+        defaultSubcommand: SyncNowCommand.self)
 
     public init() {}
 }
 
-/// `diary-sync status`: pending changes and whether this device is logged in.
+/// `diary-sync sync` (the default): push, pull, media, once.
+struct SyncNowCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send this device's changes, then take the other devices' (the default).")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .customLong("retry-refused"), help: "Put changes the server refused back in the queue first.")
+    var retryRefused = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        try await SyncRunner.once(context: context, steps: .all, retryRefused: retryRefused)
+    }
+}
+
+/// `diary-sync push`: only send.
+struct PushCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(commandName: "push", abstract: "Send this device's queued changes and media.")
+
+    @OptionGroup var global: GlobalOptions
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .push, retryRefused: false) }
+}
+
+/// `diary-sync pull`: only take.
+struct PullCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(commandName: "pull", abstract: "Take the other devices' changes and media.")
+
+    @OptionGroup var global: GlobalOptions
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .pull, retryRefused: false) }
+}
+
+/// `diary-sync watch`: stay up and sync as things change.
+struct WatchCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Stay connected: send local changes within a second, take other devices' as they happen.",
+        discussion: """
+            Listens for the server's change notices, syncs on every (re)connect and at least every \
+            30 seconds, and reconnects by itself. Prints one line per sync that moved something. Ctrl-C stops it.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        let store = try context.openStore()
+        let credentials = try SyncRunner.credentials(context)
+        context.say(.watching(server: credentials.address.description))
+        let json = context.json
+        let language = context.language
+        let quiet = context.quiet
+        let watcher = SyncWatcher(store: store, credentials: credentials, synced: { report in
+            guard !report.isEmpty else { return }
+            try? SyncRunner.print(report, json: json, language: language)
+        }, problem: { _, pause in
+            if !quiet { Output.standardError(Phrase.watchOffline(seconds: pause).text(language)) }
+        })
+        try await watcher.run()
+    }
+}
+
+/// `diary-sync status`: the queue, refused changes, conflicts, and the last sync.
 struct SyncStatusCommand: DiaryCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show how many changes wait to be synced and whether this device is logged in.")
+        abstract: "Show what waits to sync, what the server refused, conflicts kept, and the last sync.")
 
     @OptionGroup var global: GlobalOptions
 
     @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
     var textOutput = false
+
+    @Flag(name: .customLong("conflicts"), help: "List every version that lost a merge (kept, never dropped), newest first.")
+    var conflicts = false
 
     init() {}
 
@@ -32,18 +120,93 @@ struct SyncStatusCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
-        let status = try SyncStatus.read(store: store)
+        if conflicts {
+            for conflict in try store.conflicts() {
+                if context.json {
+                    try Output.json(.object([
+                        ("kind", .string("conflict")), ("table", .string(conflict.table)), ("row_id", .string(conflict.rowId)),
+                        ("hlc", .string(conflict.hlc)), ("winner_hlc", .string(conflict.winnerHlc)), ("source", .string(conflict.source)),
+                        ("kept_at", .string(Timestamps.rfc3339(conflict.keptAt, zone: .current))), ("version", conflict.version),
+                    ]))
+                } else {
+                    try Output.line(Phrase.conflictLine(table: conflict.table, row: conflict.rowId, hlc: conflict.hlc,
+                                                        winner: conflict.winnerHlc, source: conflict.source).text(context.language))
+                }
+            }
+            return
+        }
+        let state = try store.syncLedgerState()
+        let credentials = try Credentials.load(context.paths)
+        let lastSync = state.lastSyncAt.map { Timestamps.rfc3339($0, zone: .current) }
         if context.json {
             try Output.json(.object([
                 ("kind", .string("summary")),
-                ("pending", .int(Int64(status.pendingChanges))),
-                ("logged_in", .bool(status.loggedIn)),
-                ("last_sync_at", .optional(status.lastSyncAt.map { Timestamps.rfc3339($0, zone: .current) })),
+                ("logged_in", .bool(credentials != nil)),
+                ("server", .optional(credentials?.address.description)),
+                ("user_id", .optional(credentials?.userId)),
+                ("pending", .int(Int64(state.pending))),
+                ("refused", .array(state.deadLetters.map { letter in
+                    .object([("table", .string(letter.table)), ("row_id", .string(letter.rowId)), ("error", .string(letter.error)),
+                             ("failed_at", .string(Timestamps.rfc3339(letter.failedAt, zone: .current)))])
+                })),
+                ("conflicts", .int(Int64(state.conflicts))),
+                ("media_to_send", .int(Int64(state.mediaToSend))),
+                ("media_to_fetch", .int(Int64(state.mediaToFetch))),
+                ("last_sync_at", .optional(lastSync)),
+                ("last_error", .optional(state.lastError)),
+                ("cursor", .int(state.cursor)),
             ]))
+            return
+        }
+        try Output.line(Phrase.syncStatusLine(server: credentials?.address.description, pending: state.pending,
+                                              dead: state.deadLetters.count, conflicts: state.conflicts, lastSync: lastSync,
+                                              lastError: state.lastError).text(context.language))
+        if state.mediaToSend + state.mediaToFetch > 0 {
+            try Output.line(Phrase.mediaTransfersWaiting(send: state.mediaToSend, fetch: state.mediaToFetch).text(context.language))
+        }
+        for letter in state.deadLetters {
+            try Output.line(Phrase.deadLetterLine(table: letter.table, row: letter.rowId, error: letter.error).text(context.language))
+        }
+    }
+}
+
+/// The shared work of the sync commands.
+enum SyncRunner {
+    /// This device's login, or "not logged in" (exit 77).
+    static func credentials(_ context: CommandContext) throws -> Credentials {
+        guard let credentials = try Credentials.load(context.paths) else { throw SyncError.notLoggedIn }
+        return credentials
+    }
+
+    static func once(context: CommandContext, steps: SyncEngine.Steps, retryRefused: Bool) async throws {
+        let store = try context.openStore()
+        let credentials = try credentials(context)
+        if retryRefused {
+            let count = try store.requeueDeadLetters()
+            if count > 0 { context.say(.deadLettersRequeued(count: count)) }
+        }
+        let engine = SyncEngine(store: store, userId: credentials.userId)
+        let report = try await engine.run(credentials)
+        try print(report, json: context.json, language: context.language)
+        if report.refused > 0 { context.say(.syncRefused(count: report.refused)) }
+    }
+
+    /// One line of what moved: JSON for programs, a sentence for people.
+    static func print(_ report: SyncReport, json: Bool, language: Language) throws {
+        if json {
+            try Output.json(.object([
+                ("kind", .string("sync")), ("at", .string(Timestamps.rfc3339Millis(Date(), zone: .current))),
+                ("pushed", .int(Int64(report.pushed))), ("refused", .int(Int64(report.refused))),
+                ("pulled", .int(Int64(report.pulled))), ("settings_pulled", .int(Int64(report.settingsPulled))),
+                ("conflicts_kept", .int(Int64(report.conflictsKept))), ("media_sent", .int(Int64(report.mediaSent))),
+                ("media_fetched", .int(Int64(report.mediaFetched))), ("media_waiting", .int(Int64(report.mediaWaiting))),
+            ]))
+        } else if report.isEmpty {
+            try Output.line(Phrase.syncUpToDate.text(language))
         } else {
-            let phrase: Phrase = status.loggedIn ? .syncPending(pending: status.pendingChanges)
-                                                 : .syncNotLoggedIn(pending: status.pendingChanges)
-            try Output.line(phrase.text(context.language))
+            try Output.line(Phrase.synced(sent: report.pushed, received: report.pulled + report.settingsPulled,
+                                          conflicts: report.conflictsKept, mediaSent: report.mediaSent,
+                                          mediaFetched: report.mediaFetched, mediaWaiting: report.mediaWaiting).text(language))
         }
     }
 }

@@ -160,7 +160,7 @@ extension DiaryStore {
     }
 
     private func messages(_ db: Database, entryId: String) throws -> [Message] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY seq"),
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY hlc, seq"),
                          arguments: [entryId]).map { row in
             Message(id: row["id"], entryId: row["entry_id"], author: Author(rawValue: row["author"]) ?? .person,
                     persona: row["persona"], provider: row["provider"], text: row["text"],

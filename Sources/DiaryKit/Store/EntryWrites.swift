@@ -254,16 +254,30 @@ extension DiaryStore {
         let added = tagIds.filter { !previous.contains($0) }
         for tagId in removed {
             try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
+            try db.cachedStatement(sql: """
+                INSERT INTO tag_removal(entry_id, name, device_id, hlc, removed_at) SELECT ?, name, ?, ?, ? FROM tag WHERE id = ?
+                ON CONFLICT(entry_id, name) DO UPDATE SET device_id = excluded.device_id, hlc = excluded.hlc,
+                    removed_at = excluded.removed_at
+                """).execute(arguments: [entryId, deviceId, hlc, now, tagId])
             try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: hlc)
+        }
+        if !added.isEmpty {
+            try db.cachedStatement(sql: """
+                DELETE FROM tag_removal WHERE entry_id = ? AND name IN (SELECT name FROM tag WHERE id IN (SELECT value FROM json_each(?)))
+                """).execute(arguments: [entryId, JSON.array(added.map(JSON.string)).serialized])
         }
         try adjustTagCounts(db, tagIds: Array(removed), by: -1)
         try adjustTagCounts(db, tagIds: added, by: 1)
+        // A tag that stays where it was keeps its clock: tags merge one by one as add/remove
+        // sets, and re-stamping an untouched tag would undo another device's removal of it.
         for (position, tagId) in tagIds.enumerated() {
             try db.cachedStatement(sql: """
                 INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, hlc = excluded.hlc
+                ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id,
+                    hlc = excluded.hlc
+                WHERE position != excluded.position
                 """).execute(arguments: [entryId, tagId, position, deviceId, hlc, now])
-            try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: hlc)
+            if db.changesCount > 0 { try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: hlc) }
         }
         if !tagIds.isEmpty {
             let marks = Array(repeating: "?", count: tagIds.count).joined(separator: ",")
@@ -307,7 +321,7 @@ extension DiaryStore {
             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
             """), arguments: [entryId]).joined(separator: " ")
         func chat(_ author: Author) throws -> String {
-            try String.fetchAll(db.cachedStatement(sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY seq"),
+            try String.fetchAll(db.cachedStatement(sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY hlc, seq"),
                                 arguments: [entryId, author.rawValue]).joined(separator: "\n")
         }
         let key: Int64 = row["moment_key"]

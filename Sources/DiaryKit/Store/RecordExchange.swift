@@ -56,17 +56,34 @@ extension DiaryStore {
     /// Merges records into the diary in one transaction (all or nothing); `source` names
     /// where they came from in the conflicts kept.
     public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: String) throws -> MergeReport {
-        let horizon = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + Self.clockSkewAllowed, counter: 0, device: "")
-        for record in records {
-            let clocks = [record.clock] + record.media.map(\.clock) + record.lines.map(\.clock) + record.tagLinks.map(\.clock)
-            if clocks.contains(where: { horizon < $0.timestamp }) { throw StoreError.clockFromFuture(record.id) }
-        }
+        try Self.refuseFutureClocks(records)
         return try write { db in
-            var merge = Merge(store: self, db: db, source: source)
+            var merge = Merge(store: self, db: db, source: source, fromServer: false)
             for record in records { try merge.entry(record) }
             if let extras { try merge.extras(extras) }
             try merge.finish()
             return merge.report
+        }
+    }
+
+    /// Merges what the sync server sent inside `db`'s transaction: nothing is queued back
+    /// (the server already has it), and removed tags arrive as explicit removals.
+    func mergeFromServer(_ db: Database, records: [EntryRecord], settings: [SettingRecord]) throws -> MergeReport {
+        try Self.refuseFutureClocks(records)
+        var merge = Merge(store: self, db: db, source: "sync", fromServer: true)
+        for record in records { try merge.entry(record) }
+        var extras = DiaryExtras()
+        extras.settings = settings
+        try merge.extras(extras)
+        try merge.finish()
+        return merge.report
+    }
+
+    private static func refuseFutureClocks(_ records: [EntryRecord]) throws {
+        let horizon = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + Self.clockSkewAllowed, counter: 0, device: "")
+        for record in records {
+            let clocks = [record.clock] + record.media.map(\.clock) + record.lines.map(\.clock) + record.tagLinks.map(\.clock)
+            if clocks.contains(where: { horizon < $0.timestamp }) { throw StoreError.clockFromFuture(record.id) }
         }
     }
 
@@ -95,16 +112,20 @@ extension DiaryStore {
                 bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]))
         }
-        let lines = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY seq"),
+        let lines = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY hlc, seq"),
                                      arguments: [id]).map { row in
             EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
                                               persona: row["persona"], provider: row["provider"], text: row["text"],
                                               createdAt: Timestamps.date(millis: row["created_at"])),
                              clock: clock(row))
         }
+        // Removed tags travel too, as tombstones, so that add and remove resolve by clock.
         let links = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at
-            FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position, t.name
+            FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1
+            UNION ALL
+            SELECT name, 0, removed_at, hlc, device_id, removed_at FROM tag_removal WHERE entry_id = ?1
+            ORDER BY 2, 1
             """), arguments: [id]).map { row in
             EntryRecord.TagLink(name: row["name"], position: row["position"], createdAt: Timestamps.date(millis: row["created_at"]),
                                 clock: clock(row))
@@ -130,10 +151,18 @@ private struct Merge {
     var touchedTags: Set<String> = []
     var newest: HybridTimestamp?
 
-    init(store: DiaryStore, db: Database, source: String) {
+    /// From the sync server: nothing to queue back, and tag removals are explicit.
+    let fromServer: Bool
+
+    init(store: DiaryStore, db: Database, source: String, fromServer: Bool) {
         self.store = store
         self.db = db
         self.source = source
+        self.fromServer = fromServer
+    }
+
+    private func queue(table: String, rowId: String, op: String = "upsert", hlc: String) throws {
+        if !fromServer { try store.enqueue(db, table: table, rowId: rowId, op: op, hlc: hlc) }
     }
 
     private static func millis(_ date: Date?) -> Int64? { date.map(Timestamps.millis) }
@@ -157,7 +186,7 @@ private struct Merge {
         for media in incoming.media { changed = try self.media(media, entryId: incoming.id) || changed }
         for line in incoming.lines { changed = try self.line(line, entryId: incoming.id) || changed }
         for link in incoming.tagLinks { changed = try self.tagLink(link, entryId: incoming.id) || changed }
-        changed = try dropTagsRemoved(before: incoming) || changed
+        if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [incoming.id])!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
@@ -198,7 +227,7 @@ private struct Merge {
                 provider = ?, title = ?, summary = ?, summarized_at = ?, last_error = ?, digest = ?, digest_through = ?
             WHERE id = ?
             """).execute(arguments: fieldArguments(incoming) + [incoming.id])
-        try store.enqueue(db, table: "entry", rowId: incoming.id, op: incomingDeleted ? "delete" : "upsert", hlc: incoming.clock.hlc)
+        try queue(table: "entry", rowId: incoming.id, op: incomingDeleted ? "delete" : "upsert", hlc: incoming.clock.hlc)
         return true
     }
 
@@ -219,7 +248,7 @@ private struct Merge {
                               last_error, digest, digest_through, id, moment_key)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: fieldArguments(record) + [record.id, key])
-        try store.enqueue(db, table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
+        try queue(table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
                           hlc: record.clock.hlc)
     }
 
@@ -243,7 +272,7 @@ private struct Merge {
                                      Self.millis(media.clock.deletedAt), item.kind.rawValue, item.sha256, item.mime,
                                      item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
                                      Self.millis(item.takenAt), item.thumbnail])
-        try store.enqueue(db, table: "media", rowId: media.id, hlc: media.clock.hlc)
+        try queue(table: "media", rowId: media.id, hlc: media.clock.hlc)
         return true
     }
 
@@ -266,22 +295,35 @@ private struct Merge {
                                          Timestamps.millis(message.createdAt)])
             report.messagesAdded += 1
         }
-        try store.enqueue(db, table: "message", rowId: message.id, hlc: line.clock.hlc)
+        try queue(table: "message", rowId: message.id, hlc: line.clock.hlc)
         return true
     }
 
     private mutating func tagLink(_ link: EntryRecord.TagLink, entryId: String) throws -> Bool {
         saw(link.clock)
-        let tagId = try store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
-        let localHlc = try String.fetchOne(db.cachedStatement(sql: "SELECT hlc FROM entry_tag WHERE entry_id = ? AND tag_id = ?"),
-                                           arguments: [entryId, tagId])
+        // The local side is the live link or the kept removal, whichever is newer.
+        let localHlc = try String.fetchOne(db.cachedStatement(sql: """
+            SELECT max(hlc) FROM (SELECT et.hlc FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1 AND t.name = ?2
+                                  UNION ALL SELECT hlc FROM tag_removal WHERE entry_id = ?1 AND name = ?2)
+            """), arguments: [entryId, link.name])
         if let localHlc, !(RowClock(hlc: localHlc, deviceId: "").timestamp < link.clock.timestamp) { return false }
-        if link.clock.deletedAt != nil {
-            // Tag removals are kept as absent rows locally; an older absence changes nothing.
-            guard localHlc != nil else { return false }
-            try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
-            try store.enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: link.clock.hlc)
+        if let removedAt = link.clock.deletedAt {
+            // A removal of a tag this diary never had names no tag row; none is made for it.
+            let tagId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [link.name])
+            if let tagId {
+                try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
+                touchedTags.insert(tagId)
+            }
+            try db.cachedStatement(sql: """
+                INSERT INTO tag_removal(entry_id, name, device_id, hlc, removed_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(entry_id, name) DO UPDATE SET device_id = excluded.device_id, hlc = excluded.hlc,
+                    removed_at = excluded.removed_at
+                """).execute(arguments: [entryId, link.name, link.clock.deviceId, link.clock.hlc, Timestamps.millis(removedAt)])
+            try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId ?? link.name)", op: "delete", hlc: link.clock.hlc)
         } else {
+            let tagId = try store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
+            touchedTags.insert(tagId)
+            try db.cachedStatement(sql: "DELETE FROM tag_removal WHERE entry_id = ? AND name = ?").execute(arguments: [entryId, link.name])
             try db.cachedStatement(sql: """
                 INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id,
@@ -290,9 +332,8 @@ private struct Merge {
                                          Timestamps.millis(link.createdAt)])
             try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?")
                 .execute(arguments: [Timestamps.millis(link.createdAt), tagId])
-            try store.enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
+            try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
         }
-        touchedTags.insert(tagId)
         return true
     }
 
@@ -307,7 +348,7 @@ private struct Merge {
             guard RowClock(hlc: row["hlc"], deviceId: "").timestamp < incoming.clock.timestamp else { continue }
             let tagId: String = row["tag_id"]
             try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [incoming.id, tagId])
-            try store.enqueue(db, table: "entry_tag", rowId: "\(incoming.id)/\(tagId)", op: "delete", hlc: incoming.clock.hlc)
+            try queue(table: "entry_tag", rowId: "\(incoming.id)/\(tagId)", op: "delete", hlc: incoming.clock.hlc)
             touchedTags.insert(tagId)
             dropped = true
         }
@@ -355,7 +396,7 @@ private struct Merge {
                     updated_at = excluded.updated_at
                 """).execute(arguments: [setting.key, setting.value, setting.clock.deviceId, setting.clock.hlc,
                                          Timestamps.millis(setting.updatedAt)])
-            try store.enqueue(db, table: "setting", rowId: setting.key, hlc: setting.clock.hlc)
+            try queue(table: "setting", rowId: setting.key, hlc: setting.clock.hlc)
             report.settingsChanged += 1
         }
         for setting in extras.deviceSettings {

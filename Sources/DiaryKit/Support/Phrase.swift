@@ -88,9 +88,43 @@ public enum Phrase: Sendable, Equatable {
     case backupWritten(entries: Int, media: Int, size: String, path: String)
     case restoreDone(added: Int, updated: Int, unchanged: Int, conflicts: Int, files: Int)
     case progressLine(done: String, total: String?, files: Int, rate: String, eta: String?)
-    // Sync (status only, for now)
+    // Sync (F-012, F-013, F-017…F-019)
     case syncNotLoggedIn(pending: Int)
     case syncPending(pending: Int)
+    case syncNeedsLogin
+    case syncFailedKept
+    case permissionDenied
+    case serverDataState
+    case serverNotReady
+    case serverTooNew(version: Int)
+    case credentialsExposed(path: String)
+    case badServerAddress(url: String)
+    case passwordNeeded
+    case passwordPrompt(user: String)
+    case consentRequired
+    case consentAccept
+    case otherAccount
+    case badUserName(name: String)
+    case userExists(name: String)
+    case notConfirmed
+    case synced(sent: Int, received: Int, conflicts: Int, mediaSent: Int, mediaFetched: Int, mediaWaiting: Int)
+    case syncUpToDate
+    case syncRefused(count: Int)
+    case loggedIn(user: String, server: String)
+    case loggedOut
+    case localDiaryWiped
+    case confirmWipe
+    case confirmDeleteAccount(user: String)
+    case accountDeleted(rows: Int64)
+    case serverReady(version: Int)
+    case userAdded(name: String, passwordShown: Bool)
+    case watching(server: String)
+    case watchOffline(seconds: Int)
+    case syncStatusLine(server: String?, pending: Int, dead: Int, conflicts: Int, lastSync: String?, lastError: String?)
+    case mediaTransfersWaiting(send: Int, fetch: Int)
+    case deadLetterLine(table: String, row: String, error: String)
+    case conflictLine(table: String, row: String, hlc: String, winner: String, source: String)
+    case deadLettersRequeued(count: Int)
 
     /// The sentence in the given language.
     public func text(_ language: Language) -> String {
@@ -305,6 +339,99 @@ public enum Phrase: Sendable, Equatable {
                     "\(done)\(zhTotal) · \(files) files · \(rate)/s" + (eta.map { " · about \($0) left" } ?? ""))
         case let .syncPending(pending):
             return ("有 \(pending) 筆變更等待同步", "\(pending) changes are waiting to sync.")
+        case .syncNeedsLogin:
+            return ("尚未登入雲端同步，請先執行 diary-sync login（日記都安全地存在本機）",
+                    "Not logged in to sync; run diary-sync login first (the diary is safe on this device).")
+        case .syncFailedKept:
+            return ("雲端同步失敗，已保留在本機，稍後會再試", "Sync failed; everything is kept on this device and will be tried again later.")
+        case .permissionDenied:
+            return ("沒有權限（請確認帳號與密碼）", "Permission denied (check the user name and password).")
+        case .serverDataState:
+            return ("資料狀態異常，請重試", "The server's data is in an unexpected state; please try again.")
+        case .serverNotReady:
+            return ("伺服器還沒有日記的資料表；請管理者先執行 diary-sync server-init",
+                    "The server has no diary tables yet; its operator should run diary-sync server-init first.")
+        case let .serverTooNew(version):
+            return ("伺服器的資料表版本（\(version)）比這個工具新，請更新 diary 工具",
+                    "The server's tables (version \(version)) are newer than this tool; update the diary tools.")
+        case let .credentialsExposed(path):
+            return ("登入資料檔其他人也能讀取，為了安全已拒絕使用：\(path)（請執行 chmod 600，或重新登入）",
+                    "The credentials file can be read by others, so it was not used: \(path) (run chmod 600, or log in again).")
+        case let .badServerAddress(url):
+            return ("伺服器位址看不懂：\(url)（應為 postgres://使用者@主機/資料庫）",
+                    "Cannot understand the server address: \(url) (expected postgres://user@host/database).")
+        case .passwordNeeded:
+            return ("需要密碼：請在終端機輸入，或用 --password-stdin 從標準輸入提供",
+                    "A password is needed: type it on a terminal, or give it on standard input with --password-stdin.")
+        case let .passwordPrompt(user):
+            return ("\(user) 的密碼：", "Password for \(user): ")
+        case .consentRequired:
+            return ("需要先同意這台伺服器的說明：請在終端機回答，或加上 --accept-consent",
+                    "The server's terms must be accepted first: answer on a terminal, or add --accept-consent.")
+        case .consentAccept:
+            return ("同意並開始同步嗎？[y/N] ", "Accept and start syncing? [y/N] ")
+        case .otherAccount:
+            return ("這本日記已和另一個帳號同步過；要換帳號請先執行 diary-sync logout --wipe-local",
+                    "This diary already syncs with another account; to switch, run diary-sync logout --wipe-local first.")
+        case let .badUserName(name):
+            return ("帳號名稱只能用小寫英文字母、數字和底線，且以字母開頭：\(name)",
+                    "A user name may only hold lowercase letters, digits and underscores, starting with a letter: \(name)")
+        case let .userExists(name):
+            return ("伺服器上已經有這個帳號：\(name)", "That login already exists on the server: \(name)")
+        case .notConfirmed:
+            return ("沒有確認，什麼都沒有改變", "Not confirmed; nothing was changed.")
+        case let .synced(sent, received, conflicts, mediaSent, mediaFetched, mediaWaiting):
+            var zh = "已同步：送出 \(sent) 筆、收到 \(received) 筆"
+            var en = "Synced: \(sent) sent, \(received) received"
+            if conflicts > 0 { zh += "，保留 \(conflicts) 個衝突版本"; en += ", \(conflicts) conflicting versions kept" }
+            if mediaSent + mediaFetched > 0 { zh += "，媒體上傳 \(mediaSent) 個、下載 \(mediaFetched) 個"; en += ", media \(mediaSent) up, \(mediaFetched) down" }
+            if mediaWaiting > 0 { zh += "；\(mediaWaiting) 個媒體還在另一台裝置上，之後會自動補上"; en += "; \(mediaWaiting) media files are still on another device and will follow" }
+            return (zh, en + ".")
+        case .syncUpToDate:
+            return ("已是最新，沒有需要同步的變更", "Up to date; nothing to sync.")
+        case let .syncRefused(count):
+            return ("伺服器拒絕了 \(count) 筆變更，已保留在本機；用 diary-sync status 查看",
+                    "The server refused \(count) changes; they are kept on this device (see diary-sync status).")
+        case let .loggedIn(user, server):
+            return ("已登入 \(server)（\(user)），這台裝置會和你的其他裝置同步", "Logged in to \(server) as \(user); this device will sync with your others.")
+        case .loggedOut:
+            return ("已登出；日記仍保留在這台裝置", "Logged out; the diary stays on this device.")
+        case .localDiaryWiped:
+            return ("已登出，並清除這台裝置上的日記", "Logged out, and the diary on this device was cleared.")
+        case .confirmWipe:
+            return ("確定要清除這台裝置上的所有日記與媒體嗎？未同步的變更會永遠消失。輸入 yes 確認：",
+                    "Really clear every page and media file on this device? Changes not yet synced are lost for good. Type yes to confirm: ")
+        case let .confirmDeleteAccount(user):
+            return ("確定要刪除伺服器上 \(user) 的所有日記、聊天與媒體嗎？這無法復原（本機的日記會保留）。輸入帳號名稱確認：",
+                    "Really delete every page, chat and media file of \(user) on the server? This cannot be undone (the diary on this device stays). Type the user name to confirm: ")
+        case let .accountDeleted(rows):
+            return ("已刪除伺服器上的帳號資料（\(rows) 筆），只留下不含身分的刪除紀錄；這台裝置已登出",
+                    "The account's data was deleted from the server (\(rows) rows); only an anonymous deletion record remains. This device is logged out.")
+        case let .serverReady(version):
+            return ("伺服器已準備好（資料表版本 \(version)）", "The server is ready (tables version \(version)).")
+        case let .userAdded(name, shown):
+            return ("已建立帳號 \(name)" + (shown ? "；密碼只會顯示這一次" : ""), "Created the login \(name)" + (shown ? "; the password is shown this once only." : "."))
+        case let .watching(server):
+            return ("正在和 \(server) 同步，按 Ctrl-C 結束", "Syncing with \(server); press Ctrl-C to stop.")
+        case let .watchOffline(seconds):
+            return ("連不上伺服器，\(seconds) 秒後再試（資料都安全地存在本機）",
+                    "Cannot reach the server; trying again in \(seconds) s (everything is safe on this device).")
+        case let .syncStatusLine(server, pending, dead, conflicts, lastSync, lastError):
+            var zh = server.map { "伺服器：\($0)\n" } ?? "尚未登入雲端同步\n"
+            var en = server.map { "Server: \($0)\n" } ?? "Not logged in to sync\n"
+            zh += "等待同步：\(pending) 筆；無法同步：\(dead) 筆；衝突版本：\(conflicts) 個\n上次同步：\(lastSync ?? "從未")"
+            en += "Waiting: \(pending); refused: \(dead); conflicting versions kept: \(conflicts)\nLast sync: \(lastSync ?? "never")"
+            if let lastError { zh += "\n上次錯誤：\(lastError)"; en += "\nLast error: \(lastError)" }
+            return (zh, en)
+        case let .mediaTransfersWaiting(send, fetch):
+            return ("媒體：待上傳 \(send) 個、待下載 \(fetch) 個", "Media: \(send) to send, \(fetch) to fetch.")
+        case let .deadLetterLine(table, row, error):
+            return ("無法同步：\(table) \(row)（\(error)）", "Refused: \(table) \(row) (\(error))")
+        case let .conflictLine(table, row, hlc, winner, source):
+            return ("\(table) \(row)：保留了 \(hlc) 的版本（勝出的是 \(winner)，來自 \(source)）",
+                    "\(table) \(row): kept version \(hlc) (the winner is \(winner), from \(source))")
+        case let .deadLettersRequeued(count):
+            return ("已把 \(count) 筆無法同步的變更放回佇列", "Put \(count) refused changes back in the queue.")
         }
     }
 }

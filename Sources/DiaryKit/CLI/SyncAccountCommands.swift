@@ -1,0 +1,231 @@
+import ArgumentParser
+import Foundation
+
+/// `diary-sync login`: connect this device to a person's account.
+struct LoginCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Log this device in to a sync server (asks for the password on the terminal).",
+        discussion: """
+            The password is kept in a 0600 file under $XDG_STATE_HOME/diary/, never in the diary, a log \
+            or a message. The server's terms are shown once and must be accepted. After logging in, \
+            run diary-sync (or diary-sync watch) to sync.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The server: postgres://user@host[:port]/database[?sslmode=…].", valueName: "url"))
+    var url: String
+
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (for scripts).")
+    var passwordStdin = false
+
+    @Flag(name: .customLong("accept-consent"), help: "Accept the server's terms without asking (for scripts; they are still printed).")
+    var acceptConsent = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        let address = try ServerAddress(url)
+        let password = try Prompt.password(context, address: address, fromStdin: passwordStdin)
+        let store = try context.openStore()
+        let (userId, consent) = try await Accounts.verifyLogin(address, password: password)
+        var credentials = Credentials(address: address.asUser(address.user), password: password, userId: userId)
+        let accepted = try? Credentials.load(context.paths)?.consentVersion
+        if let consent, accepted.flatMap({ $0 }).map({ $0 < consent.version }) ?? true {
+            Output.standardError(consent.text(context.language))
+            if !acceptConsent {
+                guard let answer = context.askOnTerminal(Phrase.consentAccept.text(context.language)) else { throw SyncError.consentDeclined }
+                guard ["y", "yes", "是", "好"].contains(answer.lowercased()) else { throw SyncError.consentDeclined }
+            }
+            credentials.consentVersion = consent.version
+        }
+        try Accounts.saveLogin(credentials, store: store)
+        context.say(.loggedIn(user: address.user, server: credentials.address.description))
+    }
+}
+
+/// `diary-sync logout`: forget the login (and, asked, the local diary).
+struct LogoutCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Forget this device's login; --wipe-local also clears the diary on this device.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .customLong("wipe-local"), help: "Also delete every page and media file on this device (asks first).")
+    var wipeLocal = false
+
+    @Flag(name: .customLong("yes"), help: "Do not ask for confirmation (for scripts).")
+    var yes = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        if wipeLocal, !yes {
+            guard context.askOnTerminal(Phrase.confirmWipe.text(context.language))?.lowercased() == "yes" else { throw SyncError.notConfirmed }
+        }
+        let store = try context.openStore()
+        try Accounts.logout(store: store, wipeLocal: wipeLocal)
+        context.say(wipeLocal ? .localDiaryWiped : .loggedOut)
+    }
+}
+
+/// `diary-sync delete-account`: remove everything of this person from the server.
+struct DeleteAccountCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete-account",
+        abstract: "Delete all of your pages, chats and media on the server (asks first); the local diary stays.",
+        discussion: "Only an audit record with a hashed user id stays on the server. The login is disabled and this device logged out.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .customLong("yes"), help: "Do not ask for confirmation (for scripts).")
+    var yes = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        let store = try context.openStore()
+        let credentials = try SyncRunner.credentials(context)
+        if !yes {
+            let user = credentials.address.user
+            guard context.askOnTerminal(Phrase.confirmDeleteAccount(user: user).text(context.language)) == user else {
+                throw SyncError.notConfirmed
+            }
+        }
+        let removed = try await Accounts.deleteAccount(store: store, credentials: credentials)
+        context.say(.accountDeleted(rows: removed))
+    }
+}
+
+/// `diary-sync server-init`: install the diary's tables and functions on a server.
+struct ServerInitCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server-init",
+        abstract: "Install or upgrade the diary's tables, row-level security and functions on a Postgres server.",
+        discussion: """
+            For the server's operator, run once (again after upgrades; it is idempotent). The admin \
+            password comes from the URL, PGPASSWORD, --password-stdin or the terminal. --print-sql prints \
+            the same SQL instead, to paste into Supabase's SQL editor.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("An admin login: postgres://admin@host[:port]/database.", valueName: "url"))
+    var url: String?
+
+    @Flag(name: .customLong("password-stdin"), help: "Read the admin password from standard input.")
+    var passwordStdin = false
+
+    @Flag(name: .customLong("print-sql"), help: "Print the SQL on standard output and connect nowhere.")
+    var printSQL = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        if printSQL {
+            try Output.line(ServerSchema.script)
+            return
+        }
+        guard let url else { throw InputError.usage(.badOption(detail: "--url")) }
+        let address = try ServerAddress(url)
+        let password = try Prompt.adminPassword(context, address: address, fromStdin: passwordStdin)
+        let version = try await Accounts.initialiseServer(address, password: password)
+        context.say(.serverReady(version: version))
+    }
+}
+
+/// `diary-sync user-add`: the operator creates a person's login.
+struct UserAddCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user-add",
+        abstract: "Create a person's login on the server (the operator's job); prints a new password once.",
+        discussion: """
+            The admin password comes from the URL, PGPASSWORD or the terminal. The new login's password \
+            is generated and printed once on standard output, or read from standard input with \
+            --password-stdin. Only a SCRAM-SHA-256 verifier of it is sent to the server.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The new login: lowercase letters, digits and _, starting with a letter.", valueName: "name"))
+    var name: String
+
+    @Option(name: .long, help: ArgumentHelp("An admin login: postgres://admin@host[:port]/database.", valueName: "url"))
+    var url: String
+
+    @Flag(name: .customLong("password-stdin"), help: "Read the new login's password from standard input instead of generating one.")
+    var passwordStdin = false
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        let address = try ServerAddress(url)
+        let adminPassword = try Prompt.adminPassword(context, address: address, fromStdin: false)
+        let newPassword = passwordStdin ? try Prompt.readStdinLine() : Accounts.generatePassword()
+        let userId = try await Accounts.addUser(address, password: adminPassword, name: name, newPassword: newPassword)
+        if context.json {
+            try Output.json(.object([("kind", .string("user")), ("name", .string(name)), ("user_id", .string(userId)),
+                                     ("password", passwordStdin ? .null : .string(newPassword))]))
+        } else if !passwordStdin {
+            try Output.line(newPassword)
+        }
+        context.say(.userAdded(name: name, passwordShown: !passwordStdin))
+    }
+}
+
+/// Passwords: from standard input, the URL, the environment (operators) or the terminal.
+enum Prompt {
+    static func password(_ context: CommandContext, address: ServerAddress, fromStdin: Bool) throws -> String {
+        if fromStdin { return try readStdinLine() }
+        if let password = address.password { return password }
+        guard let typed = readSecret(Phrase.passwordPrompt(user: address.user).text(context.language)) else { throw SyncError.passwordNeeded }
+        return typed
+    }
+
+    static func adminPassword(_ context: CommandContext, address: ServerAddress, fromStdin: Bool) throws -> String? {
+        if fromStdin { return try readStdinLine() }
+        if let password = address.password ?? context.environment["PGPASSWORD"] { return password }
+        // A server that trusts local logins needs none; one that does will say so.
+        return readSecret(Phrase.passwordPrompt(user: address.user).text(context.language))
+    }
+
+    /// The first line of standard input, without its newline.
+    static func readStdinLine() throws -> String {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw SyncError.passwordNeeded }
+        return line
+    }
+
+    /// Reads a line from the controlling terminal with echo off; nil without a terminal.
+    static func readSecret(_ prompt: String) -> String? {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var saved = termios()
+        guard tcgetattr(descriptor, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        _ = tcsetattr(descriptor, TCSAFLUSH, &quiet)
+        defer {
+            _ = tcsetattr(descriptor, TCSAFLUSH, &saved)
+            _ = Glibc.write(descriptor, "\n", 1)
+        }
+        _ = prompt.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(descriptor, &byte, 1) == 1, byte != 0x0A { bytes.append(byte) }
+        let line = String(decoding: bytes, as: UTF8.self)
+        return line.isEmpty ? nil : line
+    }
+}

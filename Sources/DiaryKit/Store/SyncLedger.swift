@@ -1,0 +1,354 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// One change ready to go up: the whole current record of an entry (fields, media rows,
+/// messages, tags with their removals) or one setting, and the outbox rows it settles.
+struct OutgoingChange: Sendable {
+    /// The idempotency key: the SHA-256 of the record, so a resend is recognised.
+    var key: String
+    var record: JSON
+    var outboxSeqs: [Int64]
+    var entryId: String?
+    var byteCount: Int
+}
+
+/// A media file to send or fetch.
+struct MediaTransfer: Sendable, Equatable {
+    var sha256: String
+    var entryId: String
+    var fileExtension: String
+    var bytes: Int64
+}
+
+/// An outbox row the server refused for good, kept and shown.
+public struct DeadLetter: Sendable, Equatable {
+    public var table: String
+    public var rowId: String
+    public var error: String
+    public var failedAt: Date
+}
+
+/// What `diary-sync status` shows about this device's side of sync.
+public struct SyncLedgerState: Sendable {
+    public var pending: Int
+    public var deadLetters: [DeadLetter]
+    public var conflicts: Int
+    public var mediaToSend: Int
+    public var mediaToFetch: Int
+    public var lastSyncAt: Date?
+    public var lastError: String?
+    public var cursor: Int64
+}
+
+// The local half of sync: the outbox read as whole records, the server's answers written
+// back, pulled records merged together with the cursor, media transfers remembered.
+extension DiaryStore {
+    /// Up to `limit` changes in queue order, within about `byteCap` bytes (one oversized
+    /// change still goes alone). Rows waiting out a backoff are left when `dueOnly`.
+    func outgoingChanges(limit: Int, byteCap: Int, dueOnly: Bool, now: Date = Date()) throws -> [OutgoingChange] {
+        try read { db in
+            var changes: [OutgoingChange] = []
+            var seen: Set<String> = []
+            var bytes = 0
+            var after: Int64 = 0
+            scan: while true {
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT seq, table_name, row_id FROM outbox
+                    WHERE dead_at IS NULL AND seq > ? AND (? = 0 OR next_attempt_at IS NULL OR next_attempt_at <= ?)
+                    ORDER BY seq LIMIT 500
+                    """), arguments: [after, dueOnly ? 1 : 0, Timestamps.millis(now)])
+                if rows.isEmpty { break }
+                for row in rows {
+                    after = row["seq"]
+                    guard let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted
+                    else { continue }
+                    guard let record = try unit.record(db) else { continue }
+                    let text = record.serialized
+                    if !changes.isEmpty, changes.count >= limit || bytes + text.utf8.count > byteCap { break scan }
+                    let digest = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+                    changes.append(OutgoingChange(key: digest, record: record, outboxSeqs: try unit.outboxSeqs(db),
+                                                  entryId: unit.entryId, byteCount: text.utf8.count))
+                    bytes += text.utf8.count
+                }
+            }
+            return changes
+        }
+    }
+
+    /// Outbox rows that carry nothing the server keeps (tag rows: tags travel by name with
+    /// their links) or whose entry is gone; dropped before a push.
+    func dropUnsyncableOutboxRows() throws {
+        try write { db in
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = 'tag'").execute()
+        }
+    }
+
+    /// Records the server's answers in one transaction: accepted changes leave the queue
+    /// (their entries are now known to the server), refused ones become dead letters.
+    func settle(accepted: [OutgoingChange], refused: [(OutgoingChange, String)], userId: String, now: Date = Date()) throws {
+        try write { db in
+            for change in accepted {
+                try Self.deleteOutbox(db, seqs: change.outboxSeqs)
+                guard let entryId = change.entryId else { continue }
+                try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, entryId])
+                try db.cachedStatement(sql: """
+                    INSERT INTO media_transfer(sha256, direction, entry_id, ext, bytes)
+                    SELECT sha256, 'up', entry_id, ext, bytes FROM media
+                    WHERE entry_id = ? AND deleted_at IS NULL AND sha256 NOT IN (SELECT sha256 FROM media_on_server)
+                    ON CONFLICT DO NOTHING
+                    """).execute(arguments: [entryId])
+            }
+            for (change, error) in refused {
+                try db.cachedStatement(sql: """
+                    UPDATE outbox SET dead_at = ?, attempts = attempts + 1, last_error = ? WHERE seq IN (SELECT value FROM json_each(?))
+                    """).execute(arguments: [Timestamps.millis(now), error, Self.jsonList(change.outboxSeqs)])
+            }
+        }
+    }
+
+    /// Leaves changes queued after a failure that may pass (offline, server restarting):
+    /// one more attempt counted, the next one after a growing pause (up to 15 minutes).
+    func postpone(_ changes: [OutgoingChange], error: String, now: Date = Date()) throws {
+        try write { db in
+            for change in changes {
+                try db.cachedStatement(sql: """
+                    UPDATE outbox SET attempts = attempts + 1, last_error = ?,
+                        next_attempt_at = ? + min(900000, 1000 * (1 << min(attempts, 10)))
+                    WHERE seq IN (SELECT value FROM json_each(?))
+                    """).execute(arguments: [error, Timestamps.millis(now), Self.jsonList(change.outboxSeqs)])
+            }
+        }
+    }
+
+    /// Puts dead letters back in the queue (after the cause was fixed); returns how many.
+    func requeueDeadLetters() throws -> Int {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE outbox SET dead_at = NULL, next_attempt_at = NULL WHERE dead_at IS NOT NULL").execute()
+            return db.changesCount
+        }
+    }
+
+    /// The last server sequence number merged here.
+    func pullCursor() throws -> Int64 {
+        try read { db in Int64(try Self.syncState(db, "pull_cursor") ?? "0") ?? 0 }
+    }
+
+    /// Merges pulled records and moves the cursor in one transaction, so a crash either
+    /// keeps both or neither. Media whose bytes are not here yet are queued to fetch.
+    func applyPulled(records: [EntryRecord], settings: [SettingRecord], cursor: Int64, userId: String) throws -> MergeReport {
+        try write { db in
+            let report = try mergeFromServer(db, records: records, settings: settings)
+            let media = ContentAddressedFolder(paths.media)
+            for record in records {
+                try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, record.id])
+                for item in record.liveMedia.map(\.item) {
+                    try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [item.sha256])
+                    if media.holds(sha256: item.sha256, fileExtension: item.fileExtension, bytes: item.bytes) { continue }
+                    try db.cachedStatement(sql: """
+                        INSERT INTO media_transfer(sha256, direction, entry_id, ext, bytes) VALUES (?, 'down', ?, ?, ?) ON CONFLICT DO NOTHING
+                        """).execute(arguments: [item.sha256, record.id, item.fileExtension, item.bytes])
+                }
+            }
+            try Self.setSyncState(db, "pull_cursor", String(cursor))
+            return report
+        }
+    }
+
+    /// Media still to send (`up`) or fetch (`down`), fewest attempts first.
+    func mediaTransfers(_ direction: String) throws -> [MediaTransfer] {
+        try read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT sha256, entry_id, ext, bytes FROM media_transfer WHERE direction = ? ORDER BY attempts, sha256
+                """), arguments: [direction]).map {
+                MediaTransfer(sha256: $0["sha256"], entryId: $0["entry_id"], fileExtension: $0["ext"], bytes: $0["bytes"])
+            }
+        }
+    }
+
+    /// A transfer done: the server holds these bytes (and, fetched, so does this device).
+    func finishTransfer(sha256: String, direction: String) throws {
+        try write { db in
+            try db.cachedStatement(sql: "DELETE FROM media_transfer WHERE sha256 = ? AND direction = ?").execute(arguments: [sha256, direction])
+            try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [sha256])
+        }
+    }
+
+    /// A transfer that did not finish; it is tried again on the next sync.
+    func failTransfer(sha256: String, direction: String, error: String) throws {
+        try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE media_transfer SET attempts = attempts + 1, last_error = ? WHERE sha256 = ? AND direction = ?
+                """).execute(arguments: [error, sha256, direction])
+        }
+    }
+
+    /// Notes how a sync ended (nil: it succeeded, now).
+    func recordSyncOutcome(error: String?, now: Date = Date()) throws {
+        try write { db in
+            if let error {
+                try Self.setSyncState(db, "last_error", error)
+            } else {
+                try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key = 'last_error'").execute()
+                try Self.setSyncState(db, "last_sync_at", String(Timestamps.millis(now)))
+            }
+        }
+    }
+
+    /// The user this diary syncs with, once it has synced.
+    func syncedUser() throws -> String? { try read { db in try Self.syncState(db, "user_id") } }
+
+    /// Ties the diary to a server account; a different account than before starts the
+    /// cursor and the server's media list afresh.
+    func bindSyncUser(_ userId: String) throws {
+        try write { db in
+            if try Self.syncState(db, "user_id") == userId { return }
+            try Self.setSyncState(db, "user_id", userId)
+            try Self.setSyncState(db, "pull_cursor", "0")
+            try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
+        }
+    }
+
+    /// Forgets the server's state: cursor, transfers, errors. The account the diary synced
+    /// with stays bound (only wiping the diary frees it), so a later login to another
+    /// account cannot mix two people's pages; the outbox stays too, to send on next login.
+    func unbindSyncUser() throws {
+        try write { db in
+            try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key IN ('pull_cursor', 'last_error', 'last_sync_at')").execute()
+            try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
+            try db.cachedStatement(sql: "DELETE FROM media_transfer").execute()
+        }
+    }
+
+    /// Caches the companion provider chosen on the server (D-011) where `diary-chat` reads
+    /// it; a server's choice, so it is not queued back up.
+    func cacheServerProvider(_ name: String?) throws {
+        try write { db in
+            guard let name else {
+                try db.cachedStatement(sql: "DELETE FROM setting WHERE key = 'companion.provider'").execute()
+                return
+            }
+            if try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'companion.provider'")) == name { return }
+            let hlc = try tick(db)
+            try db.cachedStatement(sql: """
+                INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES ('companion.provider', ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
+                """).execute(arguments: [name, deviceId, hlc, Timestamps.millis(Date())])
+        }
+    }
+
+    /// The outbox, dead letters, transfers and the last sync, for `status`.
+    public func syncLedgerState() throws -> SyncLedgerState {
+        try read { db in
+            let dead = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT table_name, row_id, last_error, dead_at FROM outbox WHERE dead_at IS NOT NULL ORDER BY seq
+                """)).map { DeadLetter(table: $0["table_name"], rowId: $0["row_id"], error: $0["last_error"] ?? "",
+                                       failedAt: Timestamps.date(millis: $0["dead_at"])) }
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db.cachedStatement(sql: sql)) ?? 0 }
+            return SyncLedgerState(
+                pending: try count("SELECT count(*) FROM outbox WHERE dead_at IS NULL AND table_name != 'tag'"),
+                deadLetters: dead,
+                conflicts: try count("SELECT count(*) FROM conflict"),
+                mediaToSend: try count("SELECT count(*) FROM media_transfer WHERE direction = 'up'"),
+                mediaToFetch: try count("SELECT count(*) FROM media_transfer WHERE direction = 'down'"),
+                lastSyncAt: try Self.syncState(db, "last_sync_at").flatMap(Int64.init).map(Timestamps.date(millis:)),
+                lastError: try Self.syncState(db, "last_error"),
+                cursor: Int64(try Self.syncState(db, "pull_cursor") ?? "0") ?? 0)
+        }
+    }
+
+    /// Removes every entry, message, tag, setting and media row and the outbox: the local
+    /// diary emptied after `logout --wipe-local` (files are the caller's to remove).
+    func wipeAll() throws {
+        try write { db in
+            try db.execute(sql: """
+                DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
+                DELETE FROM entry; DELETE FROM tag; DELETE FROM setting; DELETE FROM usage; DELETE FROM conflict;
+                DELETE FROM outbox; DELETE FROM media_transfer; DELETE FROM media_on_server;
+                DELETE FROM sync_state WHERE key NOT IN ('device_id', 'hlc');
+                """)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// What an outbox row belongs to: an entry's record or a setting.
+    private struct Unit {
+        var name: String
+        var entryId: String?
+        var settingKey: String?
+
+        func record(_ db: Database) throws -> JSON? {
+            if let entryId { return try DiaryStore.record(db, id: entryId)?.json }
+            guard let settingKey, let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM setting WHERE key = ?"),
+                                                           arguments: [settingKey]) else { return nil }
+            return SettingRecord(key: settingKey, value: row["value"], updatedAt: Timestamps.date(millis: row["updated_at"]),
+                                 clock: RowClock(hlc: row["hlc"], deviceId: row["device_id"])).syncJSON
+        }
+
+        func outboxSeqs(_ db: Database) throws -> [Int64] {
+            if let settingKey {
+                return try Int64.fetchAll(db.cachedStatement(sql: "SELECT seq FROM outbox WHERE table_name = 'setting' AND row_id = ?"),
+                                          arguments: [settingKey])
+            }
+            return try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT seq FROM outbox WHERE table_name = 'entry' AND row_id = ?1
+                UNION ALL SELECT seq FROM outbox WHERE table_name = 'entry_tag' AND row_id >= ?1 || '/' AND row_id < ?1 || '0'
+                UNION ALL SELECT o.seq FROM media m JOIN outbox o ON o.table_name = 'media' AND o.row_id = m.id WHERE m.entry_id = ?1
+                UNION ALL SELECT o.seq FROM message m JOIN outbox o ON o.table_name = 'message' AND o.row_id = m.id WHERE m.entry_id = ?1
+                """), arguments: [entryId])
+        }
+    }
+
+    private static func unit(_ db: Database, table: String, rowId: String) throws -> Unit? {
+        switch table {
+        case "entry": return Unit(name: "entry:" + rowId, entryId: rowId)
+        case "entry_tag": return Unit(name: "entry:" + String(rowId.prefix { $0 != "/" }), entryId: String(rowId.prefix { $0 != "/" }))
+        case "media", "message":
+            let entryId = try String.fetchOne(db.cachedStatement(sql: "SELECT entry_id FROM \(table) WHERE id = ?"), arguments: [rowId])
+            return entryId.map { Unit(name: "entry:" + $0, entryId: $0) }
+        case "setting": return Unit(name: "setting:" + rowId, settingKey: rowId)
+        default: return nil
+        }
+    }
+
+    private static func deleteOutbox(_ db: Database, seqs: [Int64]) throws {
+        try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq IN (SELECT value FROM json_each(?))").execute(arguments: [jsonList(seqs)])
+    }
+
+    private static func jsonList(_ seqs: [Int64]) -> String { JSON.array(seqs.map(JSON.int)).serialized }
+
+    private static func syncState(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
+    }
+
+    private static func setSyncState(_ db: Database, _ key: String, _ value: String) throws {
+        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .execute(arguments: [key, value])
+    }
+}
+
+extension SettingRecord {
+    /// The setting as the sync server takes it.
+    var syncJSON: JSON {
+        .object([("kind", .string("setting")), ("key", .string(key)), ("value", .string(value)),
+                 ("updated_at", .string(Timestamps.rfc3339Millis(updatedAt, zone: TimeZone(identifier: "UTC")!))),
+                 ("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId))])
+    }
+
+    /// Reads a setting as the sync server sends it.
+    init(syncJSON json: JSON) throws {
+        let reader = RecordReader(json, path: "")
+        guard reader.optionalString("kind") == "setting" else { throw RecordDecodingError(field: "kind") }
+        self.init(key: try reader.string("key"), value: try reader.string("value"), updatedAt: try reader.time("updated_at"),
+                  clock: RowClock(hlc: try reader.string("hlc"), deviceId: try reader.string("device_id")))
+    }
+}
+
+extension DiaryStore {
+    /// Changes whenever another process commits to the diary (SQLite's `data_version`):
+    /// how `watch` notices a page written in another terminal.
+    func externalChangeMark() throws -> Int {
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0 }
+    }
+}

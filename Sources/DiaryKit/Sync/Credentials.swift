@@ -1,0 +1,56 @@
+import Foundation
+
+/// How this device logs in to the sync server: a 0600 JSON file under
+/// `$XDG_STATE_HOME/diary/`. The password lives only here (never in the database, a log
+/// or a message); a file others can read is refused rather than used.
+public struct Credentials: Sendable, Equatable {
+    public var address: ServerAddress
+    public var password: String
+    public var userId: String
+    /// The version of the server's consent text the person accepted.
+    public var consentVersion: Int?
+
+    static func file(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("credentials") }
+
+    /// Whether this device has credentials (without reading them).
+    public static func exist(_ paths: DiaryPaths) -> Bool {
+        FileManager.default.fileExists(atPath: file(paths).path)
+    }
+
+    /// Reads the credentials; nil when there are none.
+    public static func load(_ paths: DiaryPaths) throws -> Credentials? {
+        let path = file(paths).path
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        if info.st_mode & 0o077 != 0 { throw SyncError.credentialsExposed(path) }
+        guard let data = FileManager.default.contents(atPath: path), let json = JSON.parse(data),
+              let url = json["url"]?.stringValue, let password = json["password"]?.stringValue,
+              let userId = json["user_id"]?.stringValue else {
+            throw SyncError.notLoggedIn
+        }
+        return Credentials(address: try ServerAddress(url), password: password, userId: userId,
+                           consentVersion: json["consent_version"]?.doubleValue.map { Int($0) })
+    }
+
+    /// Writes the file: a 0600 temp file beside it, flushed, then renamed over it.
+    public func save(_ paths: DiaryPaths) throws {
+        let folder = paths.stateDirectory.path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let json = JSON.object([("url", .string(address.description)), ("password", .string(password)),
+                                ("user_id", .string(userId)), ("consent_version", .optional(consentVersion))])
+        let temporary = "\(folder)/.credentials-\(UUID().uuidString)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StoreError.cannotCreateHome(folder) }
+        let bytes = Array((json.serialized + "\n").utf8)
+        let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) } && fsync(descriptor) == 0
+        close(descriptor)
+        guard written, rename(temporary, Self.file(paths).path) == 0 else {
+            unlink(temporary)
+            throw StoreError.cannotCreateHome(folder)
+        }
+    }
+
+    /// Removes the file; true when there was one.
+    @discardableResult
+    public static func remove(_ paths: DiaryPaths) -> Bool { unlink(file(paths).path) == 0 }
+}

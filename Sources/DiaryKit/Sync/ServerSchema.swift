@@ -1,0 +1,818 @@
+/// The server side of sync, shipped as SQL: the `diary` schema on Postgres (or Supabase)
+/// with its tables, row-level security, privileges and the functions the client calls
+/// (`push`, `pull`, the media chunk functions, `add_user`, `whoami`, `delete_account`).
+/// `diary-sync server-init` runs it statement by statement inside one transaction under an
+/// advisory lock; an operator may also paste it into Supabase's SQL editor. The contract
+/// it implements is the sync protocol: records travel in the archive's JSON shape, each
+/// person sees only their own rows, and a person's changes are numbered in commit order.
+enum ServerSchema {
+    /// The newest version this build knows.
+    static let version = 1
+    /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
+    static let script: String = #"""
+    -- InnerBloom Diary: the server side of sync, schema version 1.
+    -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
+    -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
+    -- diary.config. Apply it inside one transaction (diary-sync server-init does).
+
+    -- Stop before touching anything when the server already runs a newer schema than this
+    -- script knows: an older build must not "repair" it back.
+    DO $guard$
+    BEGIN
+        IF to_regclass('diary.schema_migration') IS NOT NULL THEN
+            -- Nested IF: this statement is only planned once the table is known to exist.
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 1) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 1)',
+                    (SELECT max(version) FROM diary.schema_migration)
+                    USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
+            END IF;
+        END IF;
+    END
+    $guard$;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Roles. Every person has a LOGIN role of their own that is a member of diary_user; the
+    -- group holds all privileges, row-level security keeps each person to their own rows.
+    DO $roles$
+    BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'diary_user') THEN
+            CREATE ROLE diary_user NOLOGIN;
+        END IF;
+        -- Supabase: people arrive as "authenticated" and auth.uid() reads their token.
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'authenticated') THEN
+            GRANT diary_user TO authenticated;
+        END IF;
+    END
+    $roles$;
+
+    CREATE SCHEMA IF NOT EXISTS diary;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Tables. Clocks (hlc) are text in the "C" collation: the fixed-width HLC format sorts by
+    -- bytes exactly as the clock does, whatever the database's locale.
+
+    -- One row per person: their login role and the counter that orders their changes.
+    CREATE TABLE IF NOT EXISTS diary.account (
+        user_id    uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        role_name  text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        server_seq bigint NOT NULL DEFAULT 0
+    );
+
+    -- An entry's own fields as the client's record has them (doc), plus the columns the server
+    -- sorts and merges by. server_seq is the person's counter value at its last change.
+    CREATE TABLE IF NOT EXISTS diary.entry (
+        user_id     uuid NOT NULL,
+        id          text NOT NULL,
+        hlc         text COLLATE "C" NOT NULL,
+        device_id   text NOT NULL,
+        deleted     boolean NOT NULL DEFAULT false,
+        created_at  timestamptz NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        doc         jsonb NOT NULL,
+        server_seq  bigint NOT NULL,
+        PRIMARY KEY (user_id, id)
+    );
+    -- pull walks this index; (user_id, created_at) serves listings by date.
+    CREATE INDEX IF NOT EXISTS entry_user_seq_idx ON diary.entry (user_id, server_seq);
+    CREATE INDEX IF NOT EXISTS entry_user_created_idx ON diary.entry (user_id, created_at);
+
+    CREATE TABLE IF NOT EXISTS diary.media (
+        user_id   uuid NOT NULL,
+        id        text NOT NULL,
+        entry_id  text NOT NULL,
+        sha256    text NOT NULL,
+        hlc       text COLLATE "C" NOT NULL,
+        device_id text NOT NULL,
+        deleted   boolean NOT NULL DEFAULT false,
+        doc       jsonb NOT NULL,
+        PRIMARY KEY (user_id, id)
+    );
+    CREATE INDEX IF NOT EXISTS media_user_entry_idx ON diary.media (user_id, entry_id);
+
+    CREATE TABLE IF NOT EXISTS diary.message (
+        user_id   uuid NOT NULL,
+        id        text NOT NULL,
+        entry_id  text NOT NULL,
+        hlc       text COLLATE "C" NOT NULL,
+        device_id text NOT NULL,
+        deleted   boolean NOT NULL DEFAULT false,
+        doc       jsonb NOT NULL,
+        PRIMARY KEY (user_id, id)
+    );
+    CREATE INDEX IF NOT EXISTS message_user_entry_idx ON diary.message (user_id, entry_id);
+
+    -- Tag links by name (tag ids differ between devices); removals stay as deleted rows so a
+    -- newer removal can beat an older add and the other way round.
+    CREATE TABLE IF NOT EXISTS diary.entry_tag (
+        user_id   uuid NOT NULL,
+        entry_id  text NOT NULL,
+        name      text NOT NULL,
+        hlc       text COLLATE "C" NOT NULL,
+        device_id text NOT NULL,
+        deleted   boolean NOT NULL DEFAULT false,
+        doc       jsonb NOT NULL,
+        PRIMARY KEY (user_id, entry_id, name)
+    );
+
+    CREATE TABLE IF NOT EXISTS diary.setting (
+        user_id    uuid NOT NULL,
+        key        text NOT NULL,
+        value      text NOT NULL,
+        hlc        text COLLATE "C" NOT NULL,
+        device_id  text NOT NULL,
+        updated_at timestamptz NOT NULL,
+        server_seq bigint NOT NULL,
+        PRIMARY KEY (user_id, key)
+    );
+    CREATE INDEX IF NOT EXISTS setting_user_seq_idx ON diary.setting (user_id, server_seq);
+
+    -- Versions that lost a merge: nothing a device sends is ever silently thrown away.
+    CREATE TABLE IF NOT EXISTS diary.conflict (
+        user_id    uuid NOT NULL,
+        id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        table_name text NOT NULL,
+        row_id     text NOT NULL,
+        hlc        text COLLATE "C" NOT NULL,
+        winner_hlc text COLLATE "C" NOT NULL,
+        kept_at    timestamptz NOT NULL DEFAULT now(),
+        version    jsonb NOT NULL,
+        UNIQUE (user_id, table_name, row_id, hlc)
+    );
+
+    -- Idempotency keys of applied pushes: a retried push after a lost reply is a no-op.
+    CREATE TABLE IF NOT EXISTS diary.push_receipt (
+        user_id    uuid NOT NULL,
+        key        text NOT NULL,
+        status     text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (user_id, key)
+    );
+
+    -- Media bytes in chunks of at most 4 MiB, written one INSERT at a time so an upload can
+    -- resume where it stopped; media_object marks a file whose chunks are all there.
+    CREATE TABLE IF NOT EXISTS diary.media_chunk (
+        user_id uuid NOT NULL,
+        sha256  text NOT NULL,
+        n       int NOT NULL CHECK (n >= 0),
+        bytes   bytea NOT NULL CHECK (octet_length(bytes) BETWEEN 1 AND 4194304),
+        PRIMARY KEY (user_id, sha256, n)
+    );
+
+    CREATE TABLE IF NOT EXISTS diary.media_object (
+        user_id    uuid NOT NULL,
+        sha256     text NOT NULL,
+        bytes      bigint NOT NULL,
+        chunks     int NOT NULL,
+        name       text NOT NULL,   -- '{user_id}/{entry_id}/{sha256}.{ext}'
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (user_id, sha256)
+    );
+
+    -- Server-wide settings every person may read (no user_id): the companion provider and
+    -- the consent text shown before sync is turned on.
+    CREATE TABLE IF NOT EXISTS diary.config (
+        key   text PRIMARY KEY,
+        value jsonb NOT NULL
+    );
+
+    -- One row per deleted account, without saying whose: a hash of the id, never the id.
+    CREATE TABLE IF NOT EXISTS diary.deletion_audit (
+        id           bigserial PRIMARY KEY,
+        user_hash    text NOT NULL,
+        deleted_at   timestamptz NOT NULL DEFAULT now(),
+        rows_removed bigint
+    );
+
+    CREATE TABLE IF NOT EXISTS diary.schema_migration (
+        version    int PRIMARY KEY,
+        name       text,
+        applied_at timestamptz DEFAULT now()
+    );
+
+    -- ---------------------------------------------------------------------------------------
+    -- auth.uid(): who is asking. Supabase has its own (reading the login token), which must
+    -- never be replaced; on plain Postgres the login role names the account. Ours carries a
+    -- comment, so that a later run of the script can recognise and update it.
+    DO $uid$
+    BEGIN
+        IF to_regprocedure('auth.uid()') IS NULL
+           OR obj_description(to_regprocedure('auth.uid()'), 'pg_proc') = 'InnerBloom Diary: the account of the login role' THEN
+            CREATE SCHEMA IF NOT EXISTS auth;
+            -- SECURITY DEFINER so it can read every account row; session_user (the login role)
+            -- cannot be changed by SET ROLE, and SET SESSION AUTHORIZATION needs a superuser.
+            -- session_user is of type name (collation "C"): compared as text in the column's
+            -- collation, so that the unique index on role_name is used.
+            CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid
+                LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
+                AS 'SELECT user_id FROM diary.account WHERE role_name = (session_user::text COLLATE "default")';
+            COMMENT ON FUNCTION auth.uid() IS 'InnerBloom Diary: the account of the login role';
+            REVOKE ALL ON FUNCTION auth.uid() FROM PUBLIC;
+            GRANT USAGE ON SCHEMA auth TO diary_user;
+            GRANT EXECUTE ON FUNCTION auth.uid() TO diary_user;
+        END IF;
+    END
+    $uid$;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Row-level security: a person sees and writes only rows with their own user_id.
+    -- "(SELECT auth.uid())" is computed once per statement, so the (user_id, ...) indexes
+    -- are used. FORCE makes the policies apply to the tables' owner too (unless a superuser),
+    -- so that even the SECURITY DEFINER delete_account() can only touch the caller's rows.
+    DO $rls$
+    DECLARE
+        t text;
+    BEGIN
+        FOREACH t IN ARRAY ARRAY['entry', 'media', 'message', 'entry_tag', 'setting', 'conflict', 'push_receipt',
+                                 'media_chunk', 'media_object', 'account'] LOOP
+            EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
+            -- account is not FORCEd: auth.uid() reads it as the owner, and a forced policy there
+            -- would call auth.uid() again, endlessly, unless the owner bypasses RLS.
+            IF t <> 'account' THEN
+                EXECUTE format('ALTER TABLE diary.%I FORCE ROW LEVEL SECURITY', t);
+            END IF;
+            EXECUTE format('DROP POLICY IF EXISTS own_rows ON diary.%I', t);
+            EXECUTE format('CREATE POLICY own_rows ON diary.%I FOR ALL '
+                           'USING (user_id = (SELECT auth.uid())) WITH CHECK (user_id = (SELECT auth.uid()))', t);
+        END LOOP;
+        -- Tables without per-person rows: RLS on (no policy = no access) but not forced, so
+        -- the owner (the operator, and delete_account writing its audit row) still can.
+        FOREACH t IN ARRAY ARRAY['config', 'deletion_audit', 'schema_migration'] LOOP
+            EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
+        END LOOP;
+        DROP POLICY IF EXISTS read_config ON diary.config;
+        CREATE POLICY read_config ON diary.config FOR SELECT TO diary_user USING (true);
+    END
+    $rls$;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Privileges: nothing for PUBLIC; diary_user gets exactly what the client needs.
+    -- Revoked from diary_user too first, so that re-running the script also takes back
+    -- anything granted by hand.
+    REVOKE ALL ON SCHEMA diary FROM PUBLIC;
+    REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM PUBLIC, diary_user;
+    REVOKE ALL ON ALL SEQUENCES IN SCHEMA diary FROM PUBLIC, diary_user;
+    GRANT USAGE ON SCHEMA diary TO diary_user;
+    GRANT SELECT, INSERT, UPDATE, DELETE
+        ON diary.entry, diary.media, diary.message, diary.entry_tag, diary.setting, diary.conflict,
+           diary.push_receipt, diary.media_chunk, diary.media_object
+        TO diary_user;
+    GRANT SELECT ON diary.config TO diary_user;
+    -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
+    GRANT SELECT, UPDATE (server_seq) ON diary.account TO diary_user;
+    -- (No grant at all on deletion_audit and schema_migration.)
+
+    -- ---------------------------------------------------------------------------------------
+    -- Defaults an operator may edit afterwards: ON CONFLICT DO NOTHING keeps their version.
+    INSERT INTO diary.config (key, value) VALUES ('provider', '"offline"') ON CONFLICT (key) DO NOTHING;
+    INSERT INTO diary.config (key, value) VALUES ('consent', jsonb_build_object(
+        'version', 1,
+        'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。這些內容在伺服器上並沒有另外加密，經營這台伺服器的人可以讀到它們，所以請只在你信任對方的時候開啟同步。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
+        'en', $consent$When you turn on sync, this server keeps a copy of your diary so that all your devices show the same one: every page you write, your conversations with the InnerBloom companion, your photos and other media, your tags and your settings. They are not encrypted separately on the server, so whoever runs this server can read them; please turn sync on only if you trust them. You can stop syncing at any time. Deleting your account removes everything of yours from this server, while the diary on your own devices stays with you. Copies in the server's backups may take a little longer to disappear.$consent$
+    )) ON CONFLICT (key) DO NOTHING;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Functions. All set search_path (pg_temp last, so nobody's temporary table can stand in
+    -- for ours) and schema-qualify every table anyway.
+
+    -- Checks that a pushed record has the shape the server relies on (raising 22023 with the
+    -- reason otherwise) and returns the newest wall-clock time (ms) among all its clocks.
+    CREATE OR REPLACE FUNCTION diary.record_clock_ms(rec jsonb) RETURNS bigint
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        hlcs text[];
+        child jsonb;
+        part text;
+        h text;
+        newest bigint := 0;
+    BEGIN
+        IF jsonb_typeof(rec) IS DISTINCT FROM 'object' THEN
+            RAISE EXCEPTION 'record is not a JSON object' USING ERRCODE = '22023';
+        END IF;
+        IF coalesce(rec->>'device_id', '') = '' THEN
+            RAISE EXCEPTION 'record without device_id' USING ERRCODE = '22023';
+        END IF;
+        IF rec->>'kind' = 'entry' THEN
+            IF coalesce(rec->>'id', '') !~ '^[0-9a-f-]{1,64}$' THEN
+                RAISE EXCEPTION 'bad entry id %', rec->'id' USING ERRCODE = '22023';
+            END IF;
+            PERFORM (rec->>'created_at')::timestamptz, (rec->>'occurred_at')::timestamptz, (rec->>'deleted_at')::timestamptz;
+            IF rec->>'created_at' IS NULL OR rec->>'occurred_at' IS NULL THEN
+                RAISE EXCEPTION 'entry without created_at or occurred_at' USING ERRCODE = '22023';
+            END IF;
+            hlcs := ARRAY[rec->>'hlc'];
+            FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
+                IF jsonb_typeof(rec->part) NOT IN ('array', 'null') THEN
+                    RAISE EXCEPTION '% is not an array', part USING ERRCODE = '22023';
+                END IF;
+                FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->part) = 'array'
+                                                                         THEN rec->part ELSE '[]' END) LOOP
+                    IF jsonb_typeof(child) IS DISTINCT FROM 'object' OR coalesce(child->>'device_id', '') = '' THEN
+                        RAISE EXCEPTION 'bad item in %', part USING ERRCODE = '22023';
+                    END IF;
+                    IF part = 'tag_links' THEN
+                        IF coalesce(child->>'name', '') = '' THEN
+                            RAISE EXCEPTION 'tag link without a name' USING ERRCODE = '22023';
+                        END IF;
+                    ELSIF coalesce(child->>'id', '') !~ '^[0-9a-f-]{1,64}$' THEN
+                        RAISE EXCEPTION 'bad id % in %', child->'id', part USING ERRCODE = '22023';
+                    END IF;
+                    IF part = 'media' AND coalesce(child->>'sha256', '') !~ '^[0-9a-f]{64}$' THEN
+                        RAISE EXCEPTION 'bad sha256 in media %', child->>'id' USING ERRCODE = '22023';
+                    END IF;
+                    -- pull() sorts children by these; a bad value would break every later pull.
+                    IF part <> 'messages' AND jsonb_typeof(child->'position') IS DISTINCT FROM 'number' THEN
+                        RAISE EXCEPTION 'bad position in %', part USING ERRCODE = '22023';
+                    END IF;
+                    IF part <> 'media' AND child->>'created_at' IS NULL THEN
+                        RAISE EXCEPTION 'item without created_at in %', part USING ERRCODE = '22023';
+                    END IF;
+                    PERFORM (child->>'created_at')::timestamptz, (child->>'deleted_at')::timestamptz;
+                    hlcs := hlcs || (child->>'hlc');
+                END LOOP;
+            END LOOP;
+        ELSIF rec->>'kind' = 'setting' THEN
+            IF coalesce(rec->>'key', '') = '' OR jsonb_typeof(rec->'value') IS DISTINCT FROM 'string' THEN
+                RAISE EXCEPTION 'setting needs a key and a string value' USING ERRCODE = '22023';
+            END IF;
+            IF rec->>'updated_at' IS NULL THEN
+                RAISE EXCEPTION 'setting without updated_at' USING ERRCODE = '22023';
+            END IF;
+            PERFORM (rec->>'updated_at')::timestamptz;
+            hlcs := ARRAY[rec->>'hlc'];
+        ELSE
+            RAISE EXCEPTION 'unknown record kind %', rec->'kind' USING ERRCODE = '22023';
+        END IF;
+        -- HLC: 15-digit wall ms '.' 6-digit counter '.' device id.
+        FOREACH h IN ARRAY hlcs LOOP
+            IF h IS NULL OR h !~ '^[0-9]{15}\.[0-9]{6}\..+$' THEN
+                RAISE EXCEPTION 'bad hlc %', coalesce(h, 'null') USING ERRCODE = '22023';
+            END IF;
+            newest := greatest(newest, split_part(h, '.', 1)::bigint);
+        END LOOP;
+        RETURN newest;
+    END
+    $fn$;
+
+    -- Keeps a losing version; the same loser arriving again is kept once.
+    CREATE OR REPLACE FUNCTION diary.keep_conflict(uid uuid, table_name text, row_id text, loser_hlc text,
+                                                   winner_hlc text, version jsonb) RETURNS void
+        LANGUAGE sql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        INSERT INTO diary.conflict (user_id, table_name, row_id, hlc, winner_hlc, version)
+        VALUES (uid, table_name, row_id, loser_hlc, winner_hlc, version)
+        ON CONFLICT (user_id, table_name, row_id, hlc) DO NOTHING;
+    $fn$;
+
+    -- Merges one entry record (the same rules as the client's merge in RecordExchange.swift);
+    -- true when anything changed, and then the entry row carries next_seq.
+    CREATE OR REPLACE FUNCTION diary.apply_entry(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        eid text := rec->>'id';
+        new_hlc text COLLATE "C" := rec->>'hlc';
+        new_deleted boolean := (rec->>'deleted_at') IS NOT NULL;
+        -- The entry's own fields; children live in their own tables, "tags" is derived.
+        new_doc jsonb := rec - 'media' - 'messages' - 'tag_links' - 'tags';
+        stored record;
+        child jsonb;
+        child_hlc text COLLATE "C";
+        incoming_wins boolean;
+        changed boolean := false;
+    BEGIN
+        -- The entry's own fields.
+        SELECT e.hlc, e.deleted, e.doc INTO stored FROM diary.entry e WHERE e.user_id = uid AND e.id = eid FOR UPDATE;
+        IF NOT FOUND THEN
+            INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq)
+            VALUES (uid, eid, new_hlc, rec->>'device_id', new_deleted, (rec->>'created_at')::timestamptz,
+                    (rec->>'occurred_at')::timestamptz, new_doc, next_seq);
+            changed := true;
+        ELSIF stored.hlc COLLATE "C" <> new_hlc THEN
+            -- A tombstone beats a live version whatever the clocks say (a delete is never undone
+            -- by an older or concurrent edit); otherwise the greater clock wins.
+            incoming_wins := CASE WHEN stored.deleted <> new_deleted THEN new_deleted
+                                  ELSE new_hlc > stored.hlc COLLATE "C" END;
+            IF incoming_wins THEN
+                PERFORM diary.keep_conflict(uid, 'entry', eid, stored.hlc, new_hlc, stored.doc);
+                UPDATE diary.entry e
+                   SET hlc = new_hlc, device_id = rec->>'device_id', deleted = new_deleted,
+                       created_at = (rec->>'created_at')::timestamptz, occurred_at = (rec->>'occurred_at')::timestamptz,
+                       doc = new_doc, server_seq = next_seq
+                 WHERE e.user_id = uid AND e.id = eid;
+                changed := true;
+            ELSE
+                PERFORM diary.keep_conflict(uid, 'entry', eid, new_hlc, stored.hlc, new_doc);
+            END IF;
+        END IF;
+
+        -- Media, by id: a newer version replaces a live one; a deleted one stays deleted.
+        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
+                                                                 THEN rec->'media' ELSE '[]' END) LOOP
+            child_hlc := child->>'hlc';
+            SELECT m.entry_id, m.hlc, m.deleted, m.doc INTO stored
+              FROM diary.media m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
+            IF NOT FOUND THEN
+                INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
+                VALUES (uid, child->>'id', eid, child->>'sha256', child_hlc, child->>'device_id',
+                        (child->>'deleted_at') IS NOT NULL, child);
+                changed := true;
+            ELSIF stored.entry_id <> eid THEN
+                -- A media id belongs to one entry; a record that moves it is not ours to follow.
+                RAISE EXCEPTION 'media % belongs to another entry', child->>'id' USING ERRCODE = '22023';
+            ELSIF child_hlc > stored.hlc COLLATE "C" AND NOT stored.deleted THEN
+                PERFORM diary.keep_conflict(uid, 'media', child->>'id', stored.hlc, child_hlc, stored.doc);
+                UPDATE diary.media m
+                   SET sha256 = child->>'sha256', hlc = child_hlc, device_id = child->>'device_id',
+                       deleted = (child->>'deleted_at') IS NOT NULL, doc = child
+                 WHERE m.user_id = uid AND m.id = child->>'id';
+                changed := true;
+            ELSIF child_hlc <> stored.hlc COLLATE "C" THEN
+                PERFORM diary.keep_conflict(uid, 'media', child->>'id', child_hlc, stored.hlc, child);
+            END IF;
+        END LOOP;
+
+        -- Messages are append-only: the only later change a copy can carry is its deletion.
+        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'messages') = 'array'
+                                                                 THEN rec->'messages' ELSE '[]' END) LOOP
+            SELECT m.entry_id, m.deleted INTO stored
+              FROM diary.message m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
+            IF NOT FOUND THEN
+                INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
+                VALUES (uid, child->>'id', eid, child->>'hlc', child->>'device_id', (child->>'deleted_at') IS NOT NULL, child);
+                changed := true;
+            ELSIF stored.entry_id <> eid THEN
+                RAISE EXCEPTION 'message % belongs to another entry', child->>'id' USING ERRCODE = '22023';
+            ELSIF NOT stored.deleted AND (child->>'deleted_at') IS NOT NULL THEN
+                UPDATE diary.message m SET hlc = child->>'hlc', device_id = child->>'device_id', deleted = true, doc = child
+                 WHERE m.user_id = uid AND m.id = child->>'id';
+                changed := true;
+            END IF;
+        END LOOP;
+
+        -- Tag links, by name: last writer wins, removals included.
+        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'tag_links') = 'array'
+                                                                 THEN rec->'tag_links' ELSE '[]' END) LOOP
+            child_hlc := child->>'hlc';
+            SELECT t.hlc, t.doc INTO stored
+              FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = eid AND t.name = child->>'name' FOR UPDATE;
+            IF NOT FOUND THEN
+                INSERT INTO diary.entry_tag (user_id, entry_id, name, hlc, device_id, deleted, doc)
+                VALUES (uid, eid, child->>'name', child_hlc, child->>'device_id', (child->>'deleted_at') IS NOT NULL, child);
+                changed := true;
+            ELSIF child_hlc > stored.hlc COLLATE "C" THEN
+                PERFORM diary.keep_conflict(uid, 'entry_tag', eid || '/' || (child->>'name'), stored.hlc, child_hlc, stored.doc);
+                UPDATE diary.entry_tag t
+                   SET hlc = child_hlc, device_id = child->>'device_id', deleted = (child->>'deleted_at') IS NOT NULL, doc = child
+                 WHERE t.user_id = uid AND t.entry_id = eid AND t.name = child->>'name';
+                changed := true;
+            ELSIF child_hlc < stored.hlc COLLATE "C" THEN
+                PERFORM diary.keep_conflict(uid, 'entry_tag', eid || '/' || (child->>'name'), child_hlc, stored.hlc, child);
+            END IF;
+        END LOOP;
+
+        -- Any change, even to a child only, sends the whole entry to the other devices again.
+        IF changed THEN
+            UPDATE diary.entry e SET server_seq = next_seq
+             WHERE e.user_id = uid AND e.id = eid AND e.server_seq <> next_seq;
+        END IF;
+        RETURN changed;
+    END
+    $fn$;
+
+    -- Merges one setting record: the greater clock wins.
+    CREATE OR REPLACE FUNCTION diary.apply_setting(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        new_hlc text COLLATE "C" := rec->>'hlc';
+        stored record;
+    BEGIN
+        SELECT s.value, s.hlc INTO stored FROM diary.setting s WHERE s.user_id = uid AND s.key = rec->>'key' FOR UPDATE;
+        IF FOUND THEN
+            IF stored.hlc COLLATE "C" = new_hlc THEN
+                RETURN false;
+            ELSIF new_hlc < stored.hlc COLLATE "C" THEN
+                PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', new_hlc, stored.hlc,
+                                            jsonb_build_object('key', rec->>'key', 'value', rec->>'value', 'hlc', new_hlc));
+                RETURN false;
+            END IF;
+            PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', stored.hlc, new_hlc,
+                                        jsonb_build_object('key', rec->>'key', 'value', stored.value, 'hlc', stored.hlc));
+        END IF;
+        INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq)
+        VALUES (uid, rec->>'key', rec->>'value', new_hlc, rec->>'device_id', (rec->>'updated_at')::timestamptz, next_seq)
+        ON CONFLICT (user_id, key) DO UPDATE
+            SET value = excluded.value, hlc = excluded.hlc, device_id = excluded.device_id,
+                updated_at = excluded.updated_at, server_seq = excluded.server_seq;
+        RETURN true;
+    END
+    $fn$;
+
+    -- push(batch): applies up to 20 records [{"key": idempotency key, "record": {...}}, ...].
+    -- SECURITY INVOKER: row-level security applies to everything it does.
+    CREATE OR REPLACE FUNCTION diary.push(batch jsonb) RETURNS jsonb
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        seq bigint;
+        start_seq bigint;
+        horizon bigint;
+        item jsonb;
+        rec jsonb;
+        item_key text;
+        status text;
+        changed boolean;
+        results jsonb := '[]';
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 20 THEN
+            RAISE EXCEPTION 'a push is an array of at most 20 items' USING ERRCODE = '22023';
+        END IF;
+        -- Lock the person's counter first. Every push of one person waits here for the one
+        -- before it to commit, so counter values are handed out in commit order and a pull
+        -- "server_seq > cursor" can never skip a row committed later with a smaller number.
+        SELECT a.server_seq INTO seq FROM diary.account a WHERE a.user_id = uid FOR UPDATE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        start_seq := seq;
+        -- A clock more than a day ahead is a broken or hostile device: taking it would make
+        -- every later edit from elsewhere lose to it.
+        horizon := (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
+
+        FOR item IN SELECT value FROM jsonb_array_elements(batch) LOOP
+            item_key := item->>'key';
+            -- Each item in its own subtransaction: a bad one is rejected, the others still apply.
+            BEGIN
+                IF coalesce(item_key, '') = '' THEN
+                    RAISE EXCEPTION 'item without a key' USING ERRCODE = '22023';
+                END IF;
+                IF EXISTS (SELECT 1 FROM diary.push_receipt r WHERE r.user_id = uid AND r.key = item_key) THEN
+                    results := results || jsonb_build_object('key', item_key, 'status', 'duplicate');
+                    CONTINUE;
+                END IF;
+                rec := item->'record';
+                IF diary.record_clock_ms(rec) > horizon THEN
+                    results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');
+                    CONTINUE;
+                END IF;
+                IF rec->>'kind' = 'entry' THEN
+                    changed := diary.apply_entry(uid, rec, seq + 1);
+                ELSE
+                    changed := diary.apply_setting(uid, rec, seq + 1);
+                END IF;
+                status := CASE WHEN changed THEN 'applied' ELSE 'unchanged' END;
+                INSERT INTO diary.push_receipt (user_id, key, status) VALUES (uid, item_key, status);
+                IF changed THEN
+                    seq := seq + 1;
+                END IF;
+                results := results || jsonb_build_object('key', item_key, 'status', status);
+            EXCEPTION WHEN others THEN
+                results := results || jsonb_build_object('key', item_key, 'status', 'rejected',
+                                                         'error', SQLSTATE || ' ' || SQLERRM);
+            END;
+        END LOOP;
+
+        IF seq <> start_seq THEN
+            UPDATE diary.account a SET server_seq = seq WHERE a.user_id = uid;
+            -- Wakes the person's other devices that LISTEN; delivered on commit.
+            PERFORM pg_notify('diary_' || replace(uid::text, '-', ''), seq::text);
+        END IF;
+        RETURN jsonb_build_object('results', results, 'server_seq', seq);
+    END
+    $fn$;
+
+    -- pull(after, max_rows): the person's entries and settings changed after the cursor, in
+    -- counter order, at most max_rows (clamped to 1..1000) at a time.
+    CREATE OR REPLACE FUNCTION diary.pull(after bigint, max_rows int) RETURNS jsonb
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        page_size int := least(greatest(coalesce(max_rows, 1000), 1), 1000);
+        cursor_seq bigint := coalesce(after, 0);
+        items jsonb;
+        last_seq bigint;
+        found_rows bigint;
+        current_seq bigint;
+        cfg jsonb;
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT a.server_seq INTO current_seq FROM diary.account a WHERE a.user_id = uid;
+
+        -- One row more than the page, to know whether there is more. Each branch walks its
+        -- (user_id, server_seq) index and stops early.
+        WITH changed AS (
+            SELECT c.* FROM (
+                (SELECT 'entry' AS kind, e.id AS row_id, e.server_seq, e.doc
+                   FROM diary.entry e
+                  WHERE e.user_id = uid AND e.server_seq > cursor_seq
+                  ORDER BY e.server_seq LIMIT page_size + 1)
+                UNION ALL
+                (SELECT 'setting', s.key, s.server_seq,
+                        jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
+                                           'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                           'hlc', s.hlc, 'device_id', s.device_id)
+                   FROM diary.setting s
+                  WHERE s.user_id = uid AND s.server_seq > cursor_seq
+                  ORDER BY s.server_seq LIMIT page_size + 1)
+            ) c
+            ORDER BY c.server_seq LIMIT page_size + 1
+        ), page AS (
+            SELECT * FROM changed ORDER BY server_seq LIMIT page_size
+        )
+        SELECT coalesce(jsonb_agg(jsonb_build_object('seq', p.server_seq, 'record',
+                   CASE WHEN p.kind = 'setting' THEN p.doc ELSE p.doc || jsonb_build_object(
+                       'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
+                                            FROM diary.media m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
+                       'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
+                                               FROM diary.message m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
+                       'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
+                                                FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'),
+                       'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
+                                           FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]'))
+                   END) ORDER BY p.server_seq), '[]'),
+               max(p.server_seq),
+               (SELECT count(*) FROM changed)
+          INTO items, last_seq, found_rows
+          FROM page p;
+
+        SELECT jsonb_object_agg(c.key, c.value) INTO cfg
+          FROM diary.config c WHERE c.key IN ('provider', 'consent');
+
+        RETURN jsonb_build_object('items', items, 'next', coalesce(last_seq, cursor_seq), 'more', found_rows > page_size,
+                                  'server_seq', coalesce(current_seq, 0), 'config', coalesce(cfg, '{}'));
+    END
+    $fn$;
+
+    -- Which of the chunks 0..total-1 of a file are not uploaded yet.
+    CREATE OR REPLACE FUNCTION diary.missing_chunks(sha text, total int) RETURNS int[]
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        missing int[];
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT coalesce(array_agg(g.n ORDER BY g.n), '{}') INTO missing
+          FROM generate_series(0, total - 1) AS g(n)
+         WHERE NOT EXISTS (SELECT 1 FROM diary.media_chunk c WHERE c.user_id = uid AND c.sha256 = sha AND c.n = g.n);
+        RETURN missing;
+    END
+    $fn$;
+
+    -- Marks a file complete once chunks 0..chunks-1 are all there and add up to its size.
+    CREATE OR REPLACE FUNCTION diary.finish_media(sha text, bytes bigint, chunks int, name text) RETURNS boolean
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        present bigint;
+        total bigint;
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT count(*), coalesce(sum(octet_length(c.bytes)), 0) INTO present, total
+          FROM diary.media_chunk c
+         WHERE c.user_id = uid AND c.sha256 = sha AND c.n BETWEEN 0 AND finish_media.chunks - 1;
+        IF present <> finish_media.chunks OR total <> finish_media.bytes THEN
+            RETURN false;
+        END IF;
+        INSERT INTO diary.media_object (user_id, sha256, bytes, chunks, name)
+        VALUES (uid, sha, finish_media.bytes, finish_media.chunks, finish_media.name)
+        ON CONFLICT (user_id, sha256) DO NOTHING;
+        RETURN true;
+    END
+    $fn$;
+
+    -- Which of these files are complete on the server.
+    CREATE OR REPLACE FUNCTION diary.present_media(shas text[]) RETURNS text[]
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        present text[];
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT coalesce(array_agg(o.sha256 ORDER BY o.sha256), '{}') INTO present
+          FROM diary.media_object o WHERE o.user_id = uid AND o.sha256 = ANY (shas);
+        RETURN present;
+    END
+    $fn$;
+
+    -- add_user(role_name, password_verifier): for the operator (a role with CREATEROLE). The
+    -- client sends a SCRAM-SHA-256 verifier, so the password itself never leaves the device.
+    CREATE OR REPLACE FUNCTION diary.add_user(role_name text, password_verifier text) RETURNS uuid
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid;
+    BEGIN
+        IF add_user.role_name IS NULL OR add_user.role_name !~ '^[a-z_][a-z0-9_]{0,62}$' THEN
+            RAISE EXCEPTION 'a user name is 1 to 63 lowercase letters, digits or _, not starting with a digit'
+                USING ERRCODE = '22023';
+        END IF;
+        IF coalesce(password_verifier, '') = '' THEN
+            RAISE EXCEPTION 'a password verifier is needed' USING ERRCODE = '22023';
+        END IF;
+        -- An existing role raises 42710 (duplicate_object) here.
+        EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE diary_user', add_user.role_name, password_verifier);
+        INSERT INTO diary.account (role_name) VALUES (add_user.role_name) RETURNING user_id INTO uid;
+        RETURN uid;
+    END
+    $fn$;
+
+    -- Who am I, as the server sees it.
+    CREATE OR REPLACE FUNCTION diary.whoami() RETURNS jsonb
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        seq bigint;
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT a.server_seq INTO seq FROM diary.account a WHERE a.user_id = uid;
+        RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0));
+    END
+    $fn$;
+
+    -- Removes everything of the caller's, leaves an anonymous audit row and disables the
+    -- login. SECURITY DEFINER because it must also write deletion_audit and alter the role;
+    -- the tables' forced row-level security still limits it to the caller's rows.
+    CREATE OR REPLACE FUNCTION diary.delete_account() RETURNS bigint
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+        login_role text;
+        t text;
+        n bigint;
+        removed bigint := 0;
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        SELECT a.role_name INTO login_role FROM diary.account a WHERE a.user_id = uid;
+        FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
+                                 'conflict', 'push_receipt'] LOOP
+            EXECUTE format('DELETE FROM diary.%I WHERE user_id = $1', t) USING uid;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            removed := removed + n;
+        END LOOP;
+        -- The account row last: the policies above find the caller through it.
+        DELETE FROM diary.account a WHERE a.user_id = uid;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        removed := removed + n;
+        INSERT INTO diary.deletion_audit (user_hash, rows_removed)
+        VALUES (encode(sha256(convert_to(uid::text, 'UTF8')), 'hex'), removed);
+        -- Only a login role of our own is disabled (on Supabase session_user is a shared role).
+        IF login_role = session_user THEN
+            EXECUTE format('ALTER ROLE %I NOLOGIN', session_user);
+        END IF;
+        RETURN removed;
+    END
+    $fn$;
+
+    -- Functions are executable by PUBLIC by default: take that back, then grant what people
+    -- call. record_clock_ms, keep_conflict, apply_entry and apply_setting run inside push(),
+    -- which runs as the caller, so the caller needs them too (row-level security still applies).
+    -- add_user is for the operator only.
+    REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM PUBLIC, diary_user;
+    GRANT EXECUTE ON FUNCTION
+        diary.push(jsonb), diary.pull(bigint, int), diary.missing_chunks(text, int),
+        diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
+        diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
+        diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint)
+        TO diary_user;
+
+    -- Recorded last, so a script that stopped half-way is not counted as applied.
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (1, 'diary-v1', now())
+        ON CONFLICT DO NOTHING;
+    """#
+}

@@ -1,0 +1,304 @@
+import Crypto
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// What one sync moved.
+public struct SyncReport: Sendable, Equatable {
+    public var pushed = 0
+    public var refused = 0
+    public var pulled = 0
+    public var settingsPulled = 0
+    public var conflictsKept = 0
+    public var mediaSent = 0
+    public var mediaFetched = 0
+    /// Media whose rows arrived but whose bytes are not on the server yet.
+    public var mediaWaiting = 0
+
+    public init() {}
+
+    /// True when nothing moved either way.
+    public var isEmpty: Bool { self == SyncReport() }
+}
+
+/// Push, then pull, then media: one sync of this device with the server. Every step
+/// commits locally before the next network call, so a crash or a dropped connection at
+/// any point leaves the queue, the cursor and the files consistent, and a rerun finishes
+/// the job without duplicating anything.
+struct SyncEngine: Sendable {
+    let store: DiaryStore
+    let userId: String
+
+    /// At most this many changes per push (seed 002), and about this many bytes.
+    static let batchLimit = 20
+    static let batchBytes = 1 << 20
+    static let pullPage = 200
+    /// Media travel in 2 MiB chunks (the server takes 1 byte to 4 MiB).
+    static let chunkSize = 2 << 20
+
+    /// Which halves of a sync to run.
+    struct Steps: OptionSet, Sendable {
+        let rawValue: Int
+        /// Queued changes, then media, go up.
+        static let push = Steps(rawValue: 1)
+        /// Other devices' changes, then media, come down.
+        static let pull = Steps(rawValue: 2)
+        static let all: Steps = [.push, .pull]
+    }
+
+    /// Runs one sync; `dueOnly` leaves changes that are waiting out a backoff (watch).
+    func run(_ server: ServerConnection, steps: Steps = .all, dueOnly: Bool = false) async throws -> SyncReport {
+        var report = SyncReport()
+        do {
+            if steps.contains(.push) { try await push(server, dueOnly: dueOnly, into: &report) }
+            if steps.contains(.pull) { try await pull(server, into: &report) }
+            if steps.contains(.push) { try await sendMedia(server, into: &report) }
+            if steps.contains(.pull) { try await fetchMedia(server, into: &report) }
+            try store.recordSyncOutcome(error: nil)
+        } catch let error as SyncError {
+            try? store.recordSyncOutcome(error: Self.describe(error))
+            throw error
+        }
+        return report
+    }
+
+    /// Connects with these credentials and runs one sync; a failure to connect is noted
+    /// for `status` like any other.
+    func run(_ credentials: Credentials, steps: Steps = .all) async throws -> SyncReport {
+        do {
+            return try await ServerConnection.with(credentials.address, password: credentials.password) { server in
+                try await run(server, steps: steps)
+            }
+        } catch let error as SyncError {
+            try? store.recordSyncOutcome(error: Self.describe(error))
+            throw error
+        }
+    }
+
+    private static func describe(_ error: SyncError) -> String {
+        switch error {
+        case .offline: return "offline"
+        case .permissionDenied: return "permission denied"
+        case .serverNotReady: return "server not initialised"
+        case let .serverState(state): return "server state \(state)"
+        default: return "\(error)"
+        }
+    }
+
+    // MARK: Push
+
+    private func push(_ server: ServerConnection, dueOnly: Bool, into report: inout SyncReport) async throws {
+        try store.dropUnsyncableOutboxRows()
+        while true {
+            let changes = try store.outgoingChanges(limit: Self.batchLimit, byteCap: Self.batchBytes, dueOnly: dueOnly)
+            if changes.isEmpty { return }
+            let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) })
+            let answer: JSON
+            do {
+                answer = try await server.json("SELECT diary.push(\(batch.serialized)::jsonb)::text")
+            } catch let error as SyncError {
+                if error != .permissionDenied { try store.postpone(changes, error: Self.describe(error)) }
+                throw error
+            }
+            await FaultPoint.pause("after-push")
+            var statuses: [String: (status: String, error: String?)] = [:]
+            for result in answer["results"]?.arrayValue ?? [] {
+                guard let key = result["key"]?.stringValue, let status = result["status"]?.stringValue else { continue }
+                statuses[key] = (status, result["error"]?.stringValue)
+            }
+            var accepted: [OutgoingChange] = []
+            var refused: [(OutgoingChange, String)] = []
+            var unanswered: [OutgoingChange] = []
+            for change in changes {
+                switch statuses[change.key] {
+                case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change)
+                case let (_, error)?: refused.append((change, error ?? "rejected"))
+                case nil: unanswered.append(change)
+                }
+            }
+            try store.settle(accepted: accepted, refused: refused, userId: userId)
+            report.pushed += accepted.count
+            report.refused += refused.count
+            if !unanswered.isEmpty {
+                try store.postpone(unanswered, error: "no answer")
+                throw SyncError.serverState("no answer")
+            }
+        }
+    }
+
+    // MARK: Pull
+
+    private func pull(_ server: ServerConnection, into report: inout SyncReport) async throws {
+        var cursor = try store.pullCursor()
+        var configSeen = false
+        while true {
+            let answer = try await server.json("SELECT diary.pull(\(cursor)::bigint, \(Int32(Self.pullPage))::int)::text")
+            guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
+                throw SyncError.serverState("pull")
+            }
+            if !configSeen {
+                configSeen = true
+                try store.cacheServerProvider(answer["config"]?["provider"]?.stringValue)
+            }
+            var records: [EntryRecord] = []
+            var settings: [SettingRecord] = []
+            do {
+                for item in items {
+                    guard let record = item["record"] else { throw SyncError.serverState("pull item") }
+                    if record["kind"]?.stringValue == "setting" {
+                        settings.append(try SettingRecord(syncJSON: record))
+                    } else {
+                        records.append(try EntryRecord(json: record))
+                    }
+                }
+            } catch is RecordDecodingError {
+                throw SyncError.serverState("record")
+            }
+            if !items.isEmpty || next != cursor {
+                let merged = try store.applyPulled(records: records, settings: settings, cursor: next, userId: userId)
+                // What changed here: this device's own changes coming back count for nothing.
+                report.pulled += records.count - merged.unchanged
+                report.settingsPulled += merged.settingsChanged
+                report.conflictsKept += merged.conflictsKept
+            }
+            cursor = next
+            if answer["more"] != .bool(true) { return }
+        }
+    }
+
+    // MARK: Media
+
+    private func objectsPresent(_ server: ServerConnection, _ transfers: [MediaTransfer]) async throws -> Set<String> {
+        let shas = JSON.array(transfers.map { .string($0.sha256) }).serialized
+        let answer = try await server.json("""
+            SELECT coalesce(to_jsonb(diary.present_media(ARRAY(SELECT jsonb_array_elements_text(\(shas)::jsonb)))), '[]')::text
+            """)
+        return Set((answer.arrayValue ?? []).compactMap(\.stringValue))
+    }
+
+    private func sendMedia(_ server: ServerConnection, into report: inout SyncReport) async throws {
+        let transfers = try store.mediaTransfers("up")
+        if transfers.isEmpty { return }
+        let present = try await objectsPresent(server, transfers)
+        let folder = ContentAddressedFolder(store.paths.media)
+        for transfer in transfers {
+            if present.contains(transfer.sha256) {
+                try store.finishTransfer(sha256: transfer.sha256, direction: "up")
+                continue
+            }
+            let path = folder.path(sha256: transfer.sha256, fileExtension: transfer.fileExtension)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "missing on this device")
+                continue
+            }
+            defer { close(descriptor) }
+            let total = max(1, Int((transfer.bytes + Int64(Self.chunkSize) - 1) / Int64(Self.chunkSize)))
+            // Only the chunks the server lacks travel: an interrupted upload resumes.
+            let missing = try await server.json("""
+                SELECT coalesce(to_jsonb(diary.missing_chunks(\(transfer.sha256), \(Int32(total))::int)), '[]')::text
+                """)
+            for number in (missing.arrayValue ?? []).compactMap(\.doubleValue).map(Int.init) {
+                var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize)
+                let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.chunkSize) { pointer in
+                    max(0, pread(descriptor, pointer.baseAddress, Self.chunkSize, off_t(number * Self.chunkSize)))
+                }
+                guard got > 0 else {
+                    try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
+                    break
+                }
+                try await server.text("""
+                    INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES (auth.uid(), \(transfer.sha256), \(Int32(number)), \(buffer))
+                    ON CONFLICT DO NOTHING
+                    """)
+                await FaultPoint.pause("after-chunk")
+            }
+            let name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"
+            if try await server.text("""
+                SELECT diary.finish_media(\(transfer.sha256), \(transfer.bytes)::bigint, \(Int32(total))::int, \(name))::text
+                """) == "true" {
+                try store.finishTransfer(sha256: transfer.sha256, direction: "up")
+                report.mediaSent += 1
+            }
+        }
+    }
+
+    private func fetchMedia(_ server: ServerConnection, into report: inout SyncReport) async throws {
+        let folder = ContentAddressedFolder(store.paths.media)
+        var transfers: [MediaTransfer] = []
+        for transfer in try store.mediaTransfers("down") {
+            if folder.holds(sha256: transfer.sha256, fileExtension: transfer.fileExtension, bytes: transfer.bytes) {
+                try store.finishTransfer(sha256: transfer.sha256, direction: "down")
+            } else {
+                transfers.append(transfer)
+            }
+        }
+        if transfers.isEmpty { return }
+        let present = try await objectsPresent(server, transfers)
+        for transfer in transfers {
+            guard present.contains(transfer.sha256) else {
+                // The row came first; its bytes follow once the other device has sent them.
+                report.mediaWaiting += 1
+                continue
+            }
+            if try await download(server, transfer, into: folder) {
+                try store.finishTransfer(sha256: transfer.sha256, direction: "down")
+                report.mediaFetched += 1
+            } else {
+                try store.failTransfer(sha256: transfer.sha256, direction: "down", error: "bytes did not match their name")
+            }
+        }
+    }
+
+    /// Streams the chunks into a temp file, checking order, size and SHA-256 on the way;
+    /// only bytes that match their name are installed.
+    private func download(_ server: ServerConnection, _ transfer: MediaTransfer, into folder: ContentAddressedFolder) async throws -> Bool {
+        guard let (temporary, descriptor) = folder.makeTemporaryFile() else { throw StoreError.cannotCreateHome(folder.rootPath) }
+        var installed = false
+        defer { if !installed { unlink(temporary) } }
+        var hasher = SHA256()
+        var expected = 0
+        var written: Int64 = 0
+        var sound = true
+        do {
+            try await server.chunks("""
+                SELECT n, bytes FROM diary.media_chunk WHERE user_id = auth.uid() AND sha256 = \(transfer.sha256) ORDER BY n
+                """) { number, bytes in
+                guard sound, number == expected else { sound = false; return }
+                expected += 1
+                bytes.withUnsafeReadableBytes { pointer in
+                    hasher.update(bufferPointer: pointer)
+                    if !FileIO.writeAll(descriptor, pointer) { sound = false }
+                }
+                written += Int64(bytes.readableBytes)
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        let flushed = fsync(descriptor) == 0
+        close(descriptor)
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard sound, flushed, written == transfer.bytes, digest == transfer.sha256 else { return false }
+        installed = folder.install(temporary, sha256: transfer.sha256, fileExtension: transfer.fileExtension)
+        return installed
+    }
+}
+
+/// Pauses for the crash tests: `DIARY_SYNC_PAUSE=after-push:3` sleeps three seconds each
+/// time the named point is reached (`after-push`: the server committed a batch, the outbox
+/// is not cleared yet; `after-chunk`: a media chunk was stored), so a test can kill the
+/// process or restart the server exactly there.
+enum FaultPoint {
+    private static let setting: (name: Substring, seconds: Double)? = {
+        guard let value = ProcessInfo.processInfo.environment["DIARY_SYNC_PAUSE"] else { return nil }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let seconds = Double(parts[1]) else { return nil }
+        return (parts[0], seconds)
+    }()
+
+    static func pause(_ point: String) async {
+        guard let setting, setting.name == point else { return }
+        try? await Task.sleep(for: .seconds(setting.seconds))
+    }
+}

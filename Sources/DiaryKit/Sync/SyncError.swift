@@ -1,0 +1,34 @@
+import Foundation
+
+/// Why a sync, a login or a server task did not go through. Local data is never touched by
+/// one of these: what was queued stays queued.
+public enum SyncError: Error, Equatable {
+    /// No credentials on this device.
+    case notLoggedIn
+    /// The server could not be reached or dropped the connection (temporary).
+    case offline
+    /// Wrong password, no such account, or the account may not do this.
+    case permissionDenied
+    /// The server answered with something unexpected; trying again may help.
+    case serverState(String)
+    /// The server has no diary tables (or older ones than this tool needs).
+    case serverNotReady
+    /// The server's tables are newer than this tool knows.
+    case serverTooNew(Int)
+    /// The credentials file can be read by other users; it is not used.
+    case credentialsExposed(String)
+    /// The address is not a `postgres://` URL this tool understands.
+    case badAddress(String)
+    /// A password is needed and there is no terminal to ask on.
+    case passwordNeeded
+    /// The person did not accept the server's consent text.
+    case consentDeclined
+    /// This diary already syncs with another account.
+    case otherAccount
+    /// A user name Postgres would not take as a login.
+    case badUserName(String)
+    /// That login already exists on the server.
+    case userExists(String)
+    /// A destructive step was not confirmed.
+    case notConfirmed
+}

@@ -1,0 +1,902 @@
+import Foundation
+import Testing
+@testable import DiaryKit
+
+// The server side of sync (ServerSchema.script) against a real Postgres, through psql:
+//
+//     eval "$(scripts/pg-cluster.sh start /tmp/diary-pg)"
+//     swift test --filter ServerSchemaTests
+//     scripts/pg-cluster.sh stop /tmp/diary-pg
+//
+// Each test gets a database of its own with the script applied the way `diary-sync
+// server-init` applies it, and people whose role names are random (roles belong to the
+// whole cluster). Everything a person does goes through their own login, so row-level
+// security is what is being tested, not the test's good manners.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil), .serialized)
+struct ServerSchemaTests {
+    // MARK: The script itself
+
+    @Test func scriptRunsTwiceAndRefusesANewerSchema() async throws {
+        let server = try await SchemaServer.make()
+        // Applied once already (statement by statement, as the client does); again by
+        // pasting it whole, as an operator would in an SQL editor.
+        try await server.applyScriptAsFile()
+        try await server.applyScript()
+        #expect(try await server.admin("SELECT count(*), max(version) FROM diary.schema_migration") == "1|\(ServerSchema.version)")
+        #expect(try await server.admin("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'") == "offline")
+
+        try await server.admin("INSERT INTO diary.schema_migration (version, name) VALUES (\(ServerSchema.version + 1), 'from the future')")
+        let refused = await server.attempt("BEGIN;\n" + ServerSchema.script + "\nCOMMIT;", as: nil)
+        #expect(!refused.succeeded)
+        #expect(refused.errors.contains("newer than this script"))
+    }
+
+    @Test func addUserChecksNames() async throws {
+        let server = try await SchemaServer.make()
+        let person = try await server.addPerson("dup")
+        let again = await server.attempt("SELECT diary.add_user('\(person.role)', 'another password')", as: nil)
+        #expect(again.sqlState == "42710")
+        #expect(await server.attempt("SELECT diary.add_user('Not-A-Name', 'secret')", as: nil).sqlState == "22023")
+        #expect(await server.attempt("SELECT diary.add_user('9lives', 'secret')", as: nil).sqlState == "22023")
+        // Somebody without an account (here the admin) is refused with 42501, not answered empty.
+        #expect(await server.attempt("SELECT diary.whoami()", as: nil).sqlState == "42501")
+        #expect(await server.attempt("SELECT diary.pull(0, 10)", as: nil).sqlState == "42501")
+        let who = try await server.json("SELECT diary.whoami()", as: person)
+        #expect(who["user_id"]?.stringValue == person.id)
+        #expect(who["role"]?.stringValue == person.role)
+        #expect(who["server_seq"]?.doubleValue == 0)
+    }
+
+    // MARK: Isolation
+
+    @Test func peopleOnlyEverSeeTheirOwnRows() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let bob = try await server.addPerson("bob")
+        let carol = try await server.addPerson("carol")
+        let clock = HLCSource()
+        let entryId = randomId()
+        let t1 = clock.hlc("dev-a")
+        let record = Records.entry(id: entryId, hlc: t1, device: "dev-a", note: "Alice walked by the river.",
+                                   media: [Records.media(id: randomId(), sha256: fakeSHA256("photo"), hlc: t1, device: "dev-a")],
+                                   messages: [Records.message(id: randomId(), author: "person", text: "今天走了很久。", minute: 40, hlc: t1, device: "dev-a"),
+                                              Records.message(id: randomId(), author: "companion", text: "聽起來很放鬆。", minute: 41, hlc: t1, device: "dev-a")],
+                                   tagLinks: [Records.tag("family", position: 0, hlc: t1, device: "dev-a"),
+                                              Records.tag("walk", position: 1, hlc: t1, device: "dev-a")])
+        let pushed = try await server.push([("a-1", record)], as: alice)
+        #expect(pushStatuses(pushed) == ["applied"])
+        #expect(pushed["server_seq"]?.doubleValue == 1)
+        try await server.run("INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES (auth.uid(), '\(fakeSHA256("photo"))', 0, decode('ffd8ffe0', 'hex'))",
+                       as: alice)
+
+        // Alice gets her entry back whole.
+        let pulled = try await server.pull(after: 0, max: 10, as: alice)
+        let items = pulled["items"]?.arrayValue ?? []
+        try #require(items.count == 1)
+        #expect(items[0]["seq"]?.doubleValue == 1)
+        let mine = try #require(items[0]["record"])
+        #expect(mine["kind"]?.stringValue == "entry")
+        #expect(mine["id"]?.stringValue == entryId)
+        #expect(mine["status"]?.stringValue == "saved")
+        #expect(mine["time_zone"]?.stringValue == "Asia/Taipei")
+        #expect(mine["persona"]?.stringValue == "warm")
+        #expect(mine["occurred_at"]?.stringValue == "2026-11-21T17:40:00.000+08:00")
+        #expect(mine["hlc"]?.stringValue == t1)
+        #expect(mine["device_id"]?.stringValue == "dev-a")
+        #expect(mine["deleted_at"] == .null)
+        #expect(mine["note"]?.stringValue == "Alice walked by the river.")
+        #expect(mine["media"]?.arrayValue?.count == 1)
+        #expect(mine["media"]?[0]?["sha256"]?.stringValue == fakeSHA256("photo"))
+        #expect(mine["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["今天走了很久。", "聽起來很放鬆。"])
+        #expect(mine["tag_links"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["family", "walk"])
+        // The client can read what the server sends back.
+        let decoded = try EntryRecord(json: mine)
+        #expect(decoded.lines.count == 2 && decoded.media.count == 1 && decoded.tags == ["family", "walk"])
+
+        // Bob sees nothing of hers, anywhere.
+        for table in SchemaServer.personTables {
+            #expect(try await server.run("SELECT count(*) FROM diary.\(table)", as: bob) == "0", "bob sees rows of \(table)")
+        }
+        #expect(try await server.run("SELECT count(*), min(user_id::text) FROM diary.account", as: bob) == "1|\(bob.id)")
+        let bobsPull = try await server.pull(after: 0, max: 10, as: bob)
+        #expect(bobsPull["items"]?.arrayValue?.isEmpty == true)
+        #expect(bobsPull["server_seq"]?.doubleValue == 0)
+        #expect(try await server.run("SELECT count(*) FROM diary.media_chunk WHERE sha256 = '\(fakeSHA256("photo"))'", as: bob) == "0")
+
+        // He cannot write rows in her name, nor change or remove hers.
+        let forged = await server.attempt("""
+            INSERT INTO diary.entry (user_id, id, hlc, device_id, created_at, occurred_at, doc, server_seq)
+            VALUES ('\(alice.id)', '\(randomId())', '\(clock.hlc("dev-b"))', 'dev-b', now(), now(), '{}', 99)
+            """, as: bob)
+        #expect(!forged.succeeded && forged.errors.contains("row-level security"))
+        let forgedChunk = await server.attempt("""
+            INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES ('\(alice.id)', '\(fakeSHA256("photo"))', 1, decode('00', 'hex'))
+            """, as: bob)
+        #expect(!forgedChunk.succeeded)
+        for table in ["entry", "media", "message", "entry_tag", "push_receipt", "media_chunk"] {
+            #expect(try await server.run("WITH gone AS (DELETE FROM diary.\(table) RETURNING 1) SELECT count(*) FROM gone", as: bob) == "0")
+        }
+        #expect(try await server.run("WITH changed AS (UPDATE diary.entry SET doc = '{}' WHERE user_id = '\(alice.id)' RETURNING 1) SELECT count(*) FROM changed",
+                               as: bob) == "0")
+        #expect(try await server.run("WITH changed AS (UPDATE diary.message SET deleted = true RETURNING 1) SELECT count(*) FROM changed", as: bob) == "0")
+        #expect(try await server.run("WITH changed AS (UPDATE diary.account SET server_seq = 99 WHERE user_id = '\(alice.id)' RETURNING 1) SELECT count(*) FROM changed",
+                               as: bob) == "0")
+        // The helpers push() uses take a user id, but row-level security still decides.
+        #expect(await !server.attempt("SELECT diary.apply_entry('\(alice.id)', $j$\(record.serialized)$j$::jsonb, 100)", as: bob).succeeded)
+        #expect(await !server.attempt("SELECT diary.keep_conflict('\(alice.id)', 'entry', '\(entryId)', 'x', 'y', '{}')", as: bob).succeeded)
+        // Nor the server's own tables, nor anybody else's login.
+        #expect(await server.attempt("SELECT count(*) FROM diary.deletion_audit", as: bob).sqlState == "42501")
+        #expect(await server.attempt("SELECT count(*) FROM diary.schema_migration", as: bob).sqlState == "42501")
+        #expect(await server.attempt("UPDATE diary.config SET value = '\"remote\"' WHERE key = 'provider'", as: bob).sqlState == "42501")
+        #expect(await server.attempt("INSERT INTO diary.config VALUES ('extra', '1')", as: bob).sqlState == "42501")
+        #expect(await server.attempt("SELECT diary.add_user('\(bob.role)_2', 'secret')", as: bob).sqlState == "42501")
+        #expect(await !server.attempt("SET ROLE \(alice.role)", as: bob).succeeded)
+        #expect(await !server.attempt("SET SESSION AUTHORIZATION \(alice.role)", as: bob).succeeded)
+
+        // Bob pushing an entry with her entry's id makes his own row; hers stays as it was.
+        let bobsRecord = Records.entry(id: entryId, hlc: clock.hlc("dev-b"), device: "dev-b", note: "Bob's page")
+        #expect(pushStatuses(try await server.push([("b-1", bobsRecord)], as: bob)) == ["applied"])
+        #expect(try await server.pull(after: 0, max: 10, as: bob)["items"]?[0]?["record"]?["note"]?.stringValue == "Bob's page")
+        #expect(try await server.pull(after: 0, max: 10, as: alice)["items"]?[0]?["record"]?["note"]?.stringValue == "Alice walked by the river.")
+        #expect(try await server.admin("SELECT count(*) FROM diary.entry WHERE id = '\(entryId)'") == "2")
+
+        // Carol deleting her account removes nothing of Alice's or Bob's.
+        let before = try await server.rowCounts(of: alice) + server.rowCounts(of: bob)
+        _ = try await server.run("SELECT diary.delete_account()", as: carol)
+        #expect(try await server.rowCounts(of: alice) + server.rowCounts(of: bob) == before)
+        #expect(try await server.admin("SELECT doc->>'note' FROM diary.entry WHERE user_id = '\(alice.id)'") == "Alice walked by the river.")
+        #expect(try await server.admin("SELECT count(*) FROM diary.message WHERE user_id = '\(alice.id)'") == "2")
+    }
+
+    // MARK: push
+
+    @Test func theSamePushTwiceIsADuplicate() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        let t1 = clock.hlc("dev-a")
+        let record = Records.entry(id: randomId(), hlc: t1, device: "dev-a",
+                                   messages: [Records.message(id: randomId(), author: "person", text: "hi", minute: 1, hlc: t1, device: "dev-a"),
+                                              Records.message(id: randomId(), author: "companion", text: "hello", minute: 2, hlc: t1, device: "dev-a")])
+        #expect(pushStatuses(try await server.push([("k-1", record)], as: alice)) == ["applied"])
+        let again = try await server.push([("k-1", record)], as: alice)
+        #expect(pushStatuses(again) == ["duplicate"])
+        #expect(again["server_seq"]?.doubleValue == 1)
+        #expect(try await server.admin("SELECT count(*) FROM diary.message WHERE user_id = '\(alice.id)'") == "2")
+        // The same key twice in one batch: the second is a duplicate of the first.
+        let other = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")
+        #expect(pushStatuses(try await server.push([("k-2", other), ("k-2", other)], as: alice)) == ["applied", "duplicate"])
+        // The same record under a new key changes nothing.
+        #expect(pushStatuses(try await server.push([("k-3", record)], as: alice)) == ["unchanged"])
+        #expect(try await server.admin("SELECT count(*) FROM diary.message WHERE user_id = '\(alice.id)'") == "2")
+        #expect(try await server.admin("SELECT server_seq FROM diary.account WHERE user_id = '\(alice.id)'") == "2")
+    }
+
+    @Test func lastWriterWinsAndLosersAreKept() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        func note(_ id: String) async throws -> JSON? {
+            try await server.pull(after: 0, max: 100, as: alice)["items"]?.arrayValue?.first { $0["record"]?["id"]?.stringValue == id }?["record"]
+        }
+
+        // An older version loses to a newer one, whichever arrives first, and is kept.
+        let entryId = randomId()
+        let older = clock.hlc("dev-a")
+        let newer = clock.hlc("dev-b")
+        #expect(pushStatuses(try await server.push([("1", Records.entry(id: entryId, hlc: newer, device: "dev-b", note: "newer"))], as: alice)) == ["applied"])
+        #expect(pushStatuses(try await server.push([("2", Records.entry(id: entryId, hlc: older, device: "dev-a", note: "older"))], as: alice)) == ["unchanged"])
+        #expect(try await note(entryId)?["note"]?.stringValue == "newer")
+        #expect(try await server.run("SELECT table_name, row_id, hlc, winner_hlc, version->>'note' FROM diary.conflict", as: alice)
+                == "entry|\(entryId)|\(older)|\(newer)|older")
+        let newest = clock.hlc("dev-a")
+        #expect(pushStatuses(try await server.push([("3", Records.entry(id: entryId, hlc: newest, device: "dev-a", note: "newest"))], as: alice)) == ["applied"])
+        #expect(try await note(entryId)?["note"]?.stringValue == "newest")
+        #expect(try await server.run("SELECT version->>'note' FROM diary.conflict WHERE hlc = '\(newer)'", as: alice) == "newer")
+
+        // A tombstone beats a live version even when the live one is newer.
+        let deletedAt = clock.hlc("dev-b")
+        let lateEdit = clock.hlc("dev-a")
+        #expect(pushStatuses(try await server.push([("4", Records.entry(id: entryId, hlc: deletedAt, device: "dev-b", note: "newest",
+                                                              deletedAt: "2026-11-22T09:00:00.000+08:00"))], as: alice)) == ["applied"])
+        #expect(pushStatuses(try await server.push([("5", Records.entry(id: entryId, hlc: lateEdit, device: "dev-a", note: "edited late"))],
+                                         as: alice)) == ["unchanged"])
+        let tombstone = try #require(try await note(entryId))
+        #expect(tombstone["deleted_at"]?.stringValue == "2026-11-22T09:00:00.000+08:00")
+        #expect(tombstone["hlc"]?.stringValue == deletedAt)
+        #expect(try await server.run("SELECT version->>'note' FROM diary.conflict WHERE hlc = '\(lateEdit)'", as: alice) == "edited late")
+
+        // Tag links: a newer removal beats an older add, and a newer add beats the removal.
+        let tagged = randomId()
+        let added = clock.hlc("dev-a")
+        let staleAdd = clock.hlc("dev-b")
+        let removed = clock.hlc("dev-a")
+        let readded = clock.hlc("dev-b")
+        func push(_ key: String, tag hlc: String, removedAt: String?) async throws -> [String] {
+            pushStatuses(try await server.push([(key, Records.entry(id: tagged, hlc: added, device: "dev-a",
+                                                          tagLinks: [Records.tag("walk", position: 0, hlc: hlc, device: "dev-a", deletedAt: removedAt)]))],
+                                     as: alice))
+        }
+        #expect(try await push("t1", tag: added, removedAt: nil) == ["applied"])
+        #expect(try await push("t2", tag: removed, removedAt: "2026-11-22T10:00:00.000+08:00") == ["applied"])
+        #expect(try await note(tagged)?["tags"]?.arrayValue == [])
+        #expect(try await note(tagged)?["tag_links"]?[0]?["deleted_at"]?.stringValue == "2026-11-22T10:00:00.000+08:00")
+        #expect(try await push("t3", tag: staleAdd, removedAt: nil) == ["unchanged"])
+        #expect(try await note(tagged)?["tags"]?.arrayValue == [])
+        #expect(try await push("t4", tag: readded, removedAt: nil) == ["applied"])
+        #expect(try await note(tagged)?["tags"]?.arrayValue == [.string("walk")])
+        #expect(try await note(tagged)?["tag_links"]?[0]?["deleted_at"] == .null)
+        #expect(try await server.run("SELECT count(*) FROM diary.conflict WHERE table_name = 'entry_tag' AND row_id = '\(tagged)/walk'", as: alice) == "3")
+
+        // Messages are a union: two devices each add one to the same conversation.
+        let talk = randomId()
+        let first = randomId()
+        let second = randomId()
+        let fromA = clock.hlc("dev-a")
+        let fromB = clock.hlc("dev-b")
+        #expect(pushStatuses(try await server.push([("m1", Records.entry(id: talk, hlc: fromA, device: "dev-a",
+                                                               messages: [Records.message(id: first, author: "person", text: "from the phone", minute: 1, hlc: fromA, device: "dev-a")]))],
+                                         as: alice)) == ["applied"])
+        #expect(pushStatuses(try await server.push([("m2", Records.entry(id: talk, hlc: fromB, device: "dev-b",
+                                                               messages: [Records.message(id: second, author: "person", text: "from the laptop", minute: 2, hlc: fromB, device: "dev-b")]))],
+                                         as: alice)) == ["applied"])
+        #expect(try await note(talk)?["messages"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [first, second])
+        // A message's deletion sticks; an old live copy does not bring it back.
+        let removal = clock.hlc("dev-b")
+        _ = try await server.push([("m3", Records.entry(id: talk, hlc: fromB, device: "dev-b",
+                                                  messages: [Records.message(id: first, author: "person", text: "from the phone", minute: 1, hlc: removal,
+                                                                             device: "dev-b", deletedAt: "2026-11-22T11:00:00.000+08:00")]))], as: alice)
+        #expect(pushStatuses(try await server.push([("m4", Records.entry(id: talk, hlc: fromA, device: "dev-a",
+                                                               messages: [Records.message(id: first, author: "person", text: "from the phone", minute: 1, hlc: fromA, device: "dev-a")]))],
+                                         as: alice)) == ["unchanged"])
+        #expect(try await note(talk)?["messages"]?[0]?["deleted_at"]?.stringValue == "2026-11-22T11:00:00.000+08:00")
+    }
+
+    @Test func clocksFromTheFutureAndMalformedItemsAreRejected() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        let twoDaysAhead = HybridTimestamp(wallMillis: HLCSource.nowMillis() + 2 * 86_400_000, counter: 0, device: "dev-a").description
+        let ahead = try await server.push([("f1", Records.entry(id: randomId(), hlc: twoDaysAhead, device: "dev-a"))], as: alice)
+        #expect(pushStatuses(ahead) == ["rejected"])
+        #expect(ahead["results"]?[0]?["error"]?.stringValue == "clock_ahead")
+        // A child's clock counts too.
+        let t1 = clock.hlc("dev-a")
+        let childAhead = try await server.push([("f2", Records.entry(id: randomId(), hlc: t1, device: "dev-a",
+                                                               media: [Records.media(id: randomId(), sha256: fakeSHA256("x"), hlc: twoDaysAhead, device: "dev-a")]))],
+                                         as: alice)
+        #expect(childAhead["results"]?[0]?["error"]?.stringValue == "clock_ahead")
+        #expect(try await server.admin("SELECT (SELECT count(*) FROM diary.entry) + (SELECT count(*) FROM diary.media) + (SELECT count(*) FROM diary.push_receipt)") == "0")
+        #expect(try await server.admin("SELECT server_seq FROM diary.account WHERE user_id = '\(alice.id)'") == "0")
+        // An hour ahead is only a fast clock.
+        let hourAhead = HybridTimestamp(wallMillis: HLCSource.nowMillis() + 3_600_000, counter: 0, device: "dev-a").description
+        #expect(pushStatuses(try await server.push([("f3", Records.entry(id: randomId(), hlc: hourAhead, device: "dev-a"))], as: alice)) == ["applied"])
+
+        // One bad item in a batch is rejected; the others are applied.
+        var malformed = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")
+        malformed = malformed.replacing("hlc", with: .string("yesterday"))
+        let batch = try await server.push([("g1", Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")),
+                                     ("g2", malformed),
+                                     ("g3", Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")),
+                                     ("g4", .string("not a record")),
+                                     ("g5", Records.entry(id: "NOT AN ID", hlc: clock.hlc("dev-a"), device: "dev-a")),
+                                     ("g6", Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")
+                                         .replacing("occurred_at", with: .string("last tuesday, around noon")))], as: alice)
+        #expect(pushStatuses(batch) == ["applied", "rejected", "applied", "rejected", "rejected", "rejected"])
+        #expect(batch["results"]?[1]?["error"]?.stringValue?.hasPrefix("22023") == true)
+        #expect(try await server.admin("SELECT count(*) FROM diary.entry WHERE user_id = '\(alice.id)'") == "3")
+        #expect(try await server.admin("SELECT count(*) FROM diary.push_receipt WHERE user_id = '\(alice.id)'") == "3")
+        #expect(batch["server_seq"]?.doubleValue == 3)
+    }
+
+    // MARK: pull
+
+    @Test func pullNeverSkipsAPushThatCommitsLate() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        let firstId = randomId()
+        let secondId = randomId()
+        let first = Records.entry(id: firstId, hlc: clock.hlc("dev-a"), device: "dev-a")
+        let second = Records.entry(id: secondId, hlc: clock.hlc("dev-b"), device: "dev-b")
+
+        // Session 1 pushes inside a transaction it keeps open.
+        let slow = try server.openSession(as: alice, name: "slow")
+        defer { slow.close() }
+        try slow.send("BEGIN;\nSELECT diary.push($j$\(Records.batch([("s-1", first)]))$j$::jsonb);\n")
+        try await server.waitFor("SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(slow.name)' AND state = 'idle in transaction' AND query LIKE '%diary.push%'")
+
+        // Session 2's push waits for it on the account row.
+        let quick = try server.startInBackground("SELECT diary.push($j$\(Records.batch([("s-2", second)]))$j$::jsonb);", as: alice, name: "quick")
+        try await server.waitFor("SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(quick.name)' AND wait_event_type = 'Lock'")
+        try await Task.sleep(for: .seconds(1))
+        #expect(quick.isRunning)
+        // Meanwhile a pull sees neither.
+        #expect(try await server.pull(after: 0, max: 10, as: alice)["items"]?.arrayValue?.isEmpty == true)
+
+        try slow.send("COMMIT;\n")
+        slow.close()
+        #expect(await slow.waitForExit() == 0)
+        #expect(await quick.waitForExit() == 0)
+
+        let all = try await server.pull(after: 0, max: 10, as: alice)["items"]?.arrayValue ?? []
+        #expect(all.compactMap { $0["record"]?["id"]?.stringValue } == [firstId, secondId])
+        let seqs = all.compactMap { $0["seq"]?.doubleValue }
+        try #require(seqs.count == 2)
+        #expect(seqs[0] < seqs[1])
+        // A device that pulled right after the first commit still gets the second.
+        let rest = try await server.pull(after: Int64(seqs[0]), max: 10, as: alice)["items"]?.arrayValue ?? []
+        #expect(rest.compactMap { $0["record"]?["id"]?.stringValue } == [secondId])
+    }
+
+    @Test func pullPagesThroughEverythingOnce() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        let ids = (0..<5).map { _ in randomId() }
+        let settingHlc = clock.hlc("dev-a")
+        var batch = ids.map { (key: "p-\($0)", record: Records.entry(id: $0, hlc: clock.hlc("dev-a"), device: "dev-a")) }
+        batch.append((key: "p-setting", record: Records.setting(key: "persona", value: "calm", hlc: settingHlc, device: "dev-a")))
+        _ = try await server.push(Array(batch[0..<3]), as: alice)
+        _ = try await server.push(Array(batch[3...]), as: alice)
+
+        var cursor: Int64 = 0
+        var seen: [String] = []
+        var pages: [Bool] = []
+        for _ in 0..<3 {
+            let page = try await server.pull(after: cursor, max: 2, as: alice)
+            let items = page["items"]?.arrayValue ?? []
+            #expect(items.count == 2)
+            seen += items.compactMap { $0["record"]?["id"]?.stringValue ?? $0["record"]?["key"]?.stringValue }
+            pages.append(page["more"] == .bool(true))
+            cursor = Int64(page["next"]?.doubleValue ?? -1)
+            #expect(page["server_seq"]?.doubleValue == 6)
+        }
+        #expect(pages == [true, true, false])
+        #expect(seen == ids + ["persona"])
+        let end = try await server.pull(after: cursor, max: 2, as: alice)
+        #expect(end["items"]?.arrayValue?.isEmpty == true)
+        #expect(end["next"]?.doubleValue == Double(cursor))
+        #expect(end["more"] == .bool(false))
+        // Settings come back in the client's shape.
+        let setting = try await server.pull(after: 5, max: 1, as: alice)["items"]?[0]?["record"]
+        #expect(setting?["value"]?.stringValue == "calm")
+        #expect(setting?["hlc"]?.stringValue == settingHlc)
+        #expect(setting?["updated_at"]?.stringValue == "2026-11-21T09:45:00.000Z")
+    }
+
+    @Test func pullWalksTheSeqIndex() async throws {
+        let server = try await SchemaServer.make()
+        let people = try await server.addPeople((0..<6).map { "p\($0)" })
+        // A few thousand rows of several people, written directly (the admin bypasses RLS).
+        for person in people {
+            try await server.admin("""
+                INSERT INTO diary.entry (user_id, id, hlc, device_id, created_at, occurred_at, doc, server_seq)
+                SELECT '\(person.id)', 'e' || g, '001763770000123.000000.dev', 'dev', now(), now(), '{"kind": "entry"}', g
+                FROM generate_series(1, 800) g;
+                UPDATE diary.account SET server_seq = 800 WHERE user_id = '\(person.id)';
+                """)
+        }
+        try await server.admin("ANALYZE")
+        // auto_explain prints the plans of the statements inside pull() as notices; the
+        // session then becomes the person (session_user too, so auth.uid() is theirs).
+        let explained = await server.attempt("""
+            LOAD 'auto_explain';
+            SET auto_explain.log_min_duration = 0;
+            SET auto_explain.log_nested_statements = on;
+            SET auto_explain.log_level = notice;
+            SET client_min_messages = notice;
+            SET SESSION AUTHORIZATION \(people[2].role);
+            SELECT jsonb_array_length(diary.pull(700, 50)->'items');
+            """, as: nil)
+        #expect(explained.succeeded)
+        #expect(explained.output == "50")
+        // A plain or a bitmap index scan, whichever the planner prefers for this little
+        // data; never reading the whole table.
+        let seqIndex = #"(Index Scan using|Index Only Scan using|Bitmap Index Scan on) entry_user_seq_idx"#
+        #expect(explained.errors.range(of: seqIndex, options: .regularExpression) != nil, "\(explained.errors)")
+        #expect(!explained.errors.contains("Seq Scan on entry "), "\(explained.errors)")
+
+        // With sequential scans priced out, every statement pull() runs, auth.uid()'s lookup
+        // of the login role included, must have an index to use: a seq scan left in the plan
+        // means a missing index (or, as once for auth.uid(), a collation that cannot use it).
+        let indexed = await server.attempt("""
+            LOAD 'auto_explain';
+            SET auto_explain.log_min_duration = 0;
+            SET auto_explain.log_nested_statements = on;
+            SET auto_explain.log_level = notice;
+            SET enable_seqscan = off;
+            SET SESSION AUTHORIZATION \(people[3].role);
+            SELECT jsonb_array_length(diary.pull(0, 20)->'items');
+            """, as: nil)
+        #expect(indexed.output == "20")
+        #expect(indexed.errors.contains("account_role_name_key"), "\(indexed.errors)")
+        #expect(!indexed.errors.contains("Seq Scan"), "\(indexed.errors)")
+    }
+
+    // MARK: Media
+
+    @Test func mediaChunksResumeAndFinish() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let bob = try await server.addPerson("bob")
+        let file = fakeSHA256("a photo")
+        let name = "\(alice.id)/\(randomId())/\(file).jpg"
+        func chunk(_ n: Int, _ hex: String) async throws {
+            try await server.run("INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES (auth.uid(), '\(file)', \(n), decode('\(hex)', 'hex')) ON CONFLICT DO NOTHING",
+                           as: alice)
+        }
+        try await chunk(0, "00010203")
+        try await chunk(2, "0809")
+        try await chunk(0, "00010203")   // a retried chunk is harmless
+        #expect(try await server.run("SELECT diary.missing_chunks('\(file)', 3)", as: alice) == "{1}")
+        #expect(try await server.run("SELECT diary.finish_media('\(file)', 10, 3, '\(name)')", as: alice) == "f")
+        #expect(try await server.run("SELECT diary.present_media(ARRAY['\(file)'])", as: alice) == "{}")
+        try await chunk(1, "04050607")
+        #expect(try await server.run("SELECT diary.missing_chunks('\(file)', 3)", as: alice) == "{}")
+        #expect(try await server.run("SELECT diary.finish_media('\(file)', 11, 3, '\(name)')", as: alice) == "f")   // wrong size
+        #expect(try await server.run("SELECT diary.finish_media('\(file)', 10, 3, '\(name)')", as: alice) == "t")
+        #expect(try await server.run("SELECT diary.present_media(ARRAY['\(file)', '\(fakeSHA256("other"))'])", as: alice) == "{\(file)}")
+        #expect(try await server.run("SELECT string_agg(encode(bytes, 'hex'), '' ORDER BY n) FROM diary.media_chunk WHERE user_id = auth.uid() AND sha256 = '\(file)'",
+                               as: alice) == "00010203040506070809")
+        // Bob has none of it: the same sha is a different file of his.
+        #expect(try await server.run("SELECT diary.missing_chunks('\(file)', 3)", as: bob) == "{0,1,2}")
+        #expect(try await server.run("SELECT diary.present_media(ARRAY['\(file)'])", as: bob) == "{}")
+        #expect(try await server.run("SELECT diary.finish_media('\(file)', 10, 3, '\(name)')", as: bob) == "f")
+        let empty = await server.attempt("INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES (auth.uid(), 'x', 0, '')", as: bob)
+        #expect(empty.sqlState == "23514")
+    }
+
+    // MARK: Accounts
+
+    @Test func deletingAnAccountRemovesEverythingOfTheirs() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let bob = try await server.addPerson("bob")
+        let clock = HLCSource()
+        let t1 = clock.hlc("dev-a")
+        let entryId = randomId()
+        let full = Records.entry(id: entryId, hlc: t1, device: "dev-a",
+                                 media: [Records.media(id: randomId(), sha256: fakeSHA256("p"), hlc: t1, device: "dev-a")],
+                                 messages: [Records.message(id: randomId(), author: "person", text: "hi", minute: 1, hlc: t1, device: "dev-a")],
+                                 tagLinks: [Records.tag("family", position: 0, hlc: t1, device: "dev-a")])
+        _ = try await server.push([("1", full), ("2", Records.setting(key: "persona", value: "calm", hlc: t1, device: "dev-a"))], as: alice)
+        // A second version, so that the first is kept as a conflict.
+        _ = try await server.push([("3", Records.entry(id: entryId, hlc: clock.hlc("dev-c"), device: "dev-c"))], as: alice)
+        try await server.run("INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES (auth.uid(), '\(fakeSHA256("p"))', 0, decode('ff', 'hex'))", as: alice)
+        #expect(try await server.run("SELECT diary.finish_media('\(fakeSHA256("p"))', 1, 1, '\(alice.id)/\(entryId)/\(fakeSHA256("p")).jpg')", as: alice) == "t")
+        _ = try await server.push([("1", Records.entry(id: randomId(), hlc: clock.hlc("dev-b"), device: "dev-b"))], as: bob)
+
+        let alicesBefore = try await server.rowCounts(of: alice)
+        #expect(alicesBefore.allSatisfy { $0 > 0 }, "every table should hold something of Alice's: \(alicesBefore)")
+        let bobsBefore = try await server.rowCounts(of: bob)
+
+        let removed = try await server.run("SELECT diary.delete_account()", as: alice)
+        #expect(Int(removed) == alicesBefore.reduce(0, +))
+        #expect(try await server.rowCounts(of: alice).allSatisfy { $0 == 0 })
+        #expect(try await server.rowCounts(of: bob) == bobsBefore)
+
+        // One audit row, which does not say whose account it was.
+        let audit = try await server.admin("SELECT user_hash, rows_removed FROM diary.deletion_audit")
+        let hash = try await sha256Hex(alice.id)
+        #expect(audit == "\(hash)|\(removed)")
+        #expect(!audit.contains(alice.id))
+        // And Alice's login is gone.
+        let login = await server.attempt("SELECT 1", as: alice)
+        #expect(!login.succeeded)
+        #expect(login.errors.contains("not permitted to log in"))
+        #expect(try await server.admin("SELECT rolcanlogin FROM pg_roles WHERE rolname = '\(alice.role)'") == "f")
+        #expect(try await server.run("SELECT count(*) FROM diary.entry", as: bob) == "1")
+    }
+
+    @Test func everyPersonCanReadTheConfig() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        #expect(try await server.run("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'", as: alice) == "offline")
+        let consent = try await server.json("SELECT value FROM diary.config WHERE key = 'consent'", as: alice)
+        #expect(consent["version"]?.doubleValue == 1)
+        let chinese = try #require(consent["zh-Hant"]?.stringValue)
+        let english = try #require(consent["en"]?.stringValue)
+        #expect(chinese.contains("「InnerBloom 夥伴」"))
+        #expect(english.contains("the InnerBloom companion"))
+        for text in [chinese, english] {
+            #expect(text.range(of: #"\bAI\b"#, options: .regularExpression) == nil)
+        }
+        // What is stored, who can read it, and how to take it back.
+        for word in ["page", "conversations", "media", "tags", "settings", "can read", "Deleting your account"] {
+            #expect(english.contains(word), "consent should mention \(word)")
+        }
+        let config = try await server.pull(after: 0, max: 1, as: alice)["config"]
+        #expect(config?["provider"]?.stringValue == "offline")
+        #expect(config?["consent"]?["en"]?.stringValue == english)
+        // An operator's edit survives re-running the script.
+        try await server.admin("UPDATE diary.config SET value = '\"remote\"' WHERE key = 'provider'")
+        try await server.applyScript()
+        #expect(try await server.run("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'", as: alice) == "remote")
+    }
+}
+
+// MARK: - Records, built by hand in the archive's shape
+
+/// Wall-clock based HLC readings that only move forward, one device id per call.
+private final class HLCSource {
+    private var next = HLCSource.nowMillis() - 3_600_000
+
+    static func nowMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    func hlc(_ device: String) -> String {
+        next += 1000
+        return HybridTimestamp(wallMillis: next, counter: 0, device: device).description
+    }
+}
+
+private func randomId() -> String { UUID().uuidString.lowercased() }
+
+/// A stand-in SHA-256: 64 hex digits derived from a label.
+private func fakeSHA256(_ label: String) -> String {
+    let hex = label.utf8.map { String(format: "%02x", $0) }.joined()
+    return String((hex + String(repeating: "0", count: 64)).prefix(64))
+}
+
+private func pushStatuses(_ answer: JSON) -> [String] {
+    (answer["results"]?.arrayValue ?? []).map { $0["status"]?.stringValue ?? "?" }
+}
+
+/// The real SHA-256 of a text, by coreutils, independently of the server's own sha256().
+private func sha256Hex(_ text: String) async throws -> String {
+    let run = try await runProcess(["sha256sum"], input: Data(text.utf8))
+    return String(run.output.prefix(64))
+}
+
+private enum Records {
+    static func entry(id: String, hlc: String, device: String, note: String = "Walked by the river after dinner.",
+                      deletedAt: String? = nil, media: [JSON] = [], messages: [JSON] = [], tagLinks: [JSON] = []) -> JSON {
+        .object([
+            ("kind", .string("entry")),
+            ("id", .string(id)),
+            ("status", .string("saved")),
+            ("created_at", .string("2026-11-21T17:40:00.000+08:00")),
+            ("updated_at", .string("2026-11-21T17:45:00.000+08:00")),
+            ("occurred_at", .string("2026-11-21T17:40:00.000+08:00")),
+            ("time_zone", .string("Asia/Taipei")),
+            ("title", .string("River")),
+            ("summary", .null),
+            ("tags", .array(tagLinks.filter { $0["deleted_at"] == .null }.compactMap { $0["name"] })),
+            ("note", .string(note)),
+            ("transcript", .null),
+            ("analysis", .null),
+            ("analysis_provider", .null),
+            ("context", .object([("place", .null), ("latitude", .null), ("longitude", .null), ("weather", .null)])),
+            ("persona", .string("warm")),
+            ("provider", .string("offline")),
+            ("summarized_at", .null),
+            ("last_error", .null),
+            ("digest", .null),
+            ("digest_through", .null),
+            ("hlc", .string(hlc)),
+            ("device_id", .string(device)),
+            ("deleted_at", .optional(deletedAt)),
+            ("media", .array(media)),
+            ("messages", .array(messages)),
+            ("tag_links", .array(tagLinks)),
+        ])
+    }
+
+    static func media(id: String, sha256: String, hlc: String, device: String) -> JSON {
+        .object([("id", .string(id)), ("position", .int(0)), ("kind", .string("photo")), ("sha256", .string(sha256)),
+                 ("mime", .string("image/jpeg")), ("ext", .string("jpg")), ("bytes", .int(1234)), ("width", .int(4)),
+                 ("height", .int(3)), ("duration", .null), ("taken_at", .null), ("thumbnail", .null),
+                 ("hlc", .string(hlc)), ("device_id", .string(device)), ("deleted_at", .null)])
+    }
+
+    static func message(id: String, author: String, text: String, minute: Int, hlc: String, device: String,
+                        deletedAt: String? = nil) -> JSON {
+        .object([("id", .string(id)), ("author", .string(author)), ("persona", .string("warm")), ("provider", .string("offline")),
+                 ("text", .string(text)), ("created_at", .string(String(format: "2026-11-21T17:%02d:00.000+08:00", minute))),
+                 ("hlc", .string(hlc)), ("device_id", .string(device)), ("deleted_at", .optional(deletedAt))])
+    }
+
+    static func tag(_ name: String, position: Int, hlc: String, device: String, deletedAt: String? = nil) -> JSON {
+        .object([("name", .string(name)), ("position", .int(Int64(position))), ("created_at", .string("2026-11-21T17:45:00.000+08:00")),
+                 ("hlc", .string(hlc)), ("device_id", .string(device)), ("deleted_at", .optional(deletedAt))])
+    }
+
+    static func setting(key: String, value: String, hlc: String, device: String) -> JSON {
+        .object([("kind", .string("setting")), ("key", .string(key)), ("value", .string(value)),
+                 ("updated_at", .string("2026-11-21T09:45:00.000Z")), ("hlc", .string(hlc)), ("device_id", .string(device))])
+    }
+
+    static func batch(_ items: [(key: String, record: JSON)]) -> String {
+        JSON.array(items.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+    }
+}
+
+private extension JSON {
+    /// The object with one value replaced.
+    func replacing(_ key: String, with value: JSON) -> JSON {
+        guard case let .object(pairs) = self else { return self }
+        return .object(pairs.map { $0.0 == key ? ($0.0, value) : $0 })
+    }
+}
+
+// MARK: - The cluster, through psql
+
+/// What one psql run printed.
+private struct PSQLOutcome {
+    var status: Int32
+    var output: String
+    var errors: String
+    var succeeded: Bool { status == 0 }
+    /// The SQLSTATE of the first error (psql runs with VERBOSITY verbose).
+    var sqlState: String? {
+        guard let range = errors.range(of: #"ERROR:  [0-9A-Z]{5}:"#, options: .regularExpression) else { return nil }
+        return String(errors[range].dropFirst(8).prefix(5))
+    }
+}
+
+private struct PSQLFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A command found on PATH, with stdin from a file and stdout and stderr going to files (a
+/// pipe that nobody reads could fill up and stall it).
+private struct ChildProcess {
+    let process = Process()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("psql-\(UUID().uuidString)")
+
+    init(_ arguments: [String], environment: [String: String], input: Data?) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["out", "err"] { _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: nil) }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: folder.appendingPathComponent("out"))
+        process.standardError = try FileHandle(forWritingTo: folder.appendingPathComponent("err"))
+        if let input {
+            let inURL = folder.appendingPathComponent("in")
+            _ = FileManager.default.createFile(atPath: inURL.path, contents: input)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+    }
+
+    /// Runs it to the end without holding a thread while it runs (the tests share Swift's
+    /// few concurrency threads with everything else).
+    func outcome() async throws -> PSQLOutcome {
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return try collect(status)
+    }
+
+    /// The same, blocking: only for cleaning up in a deinit, which cannot wait otherwise.
+    func blockingOutcome() throws -> PSQLOutcome {
+        try process.run()
+        process.waitUntilExit()
+        return try collect(process.terminationStatus)
+    }
+
+    private func collect(_ status: Int32) throws -> PSQLOutcome {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return PSQLOutcome(status: status,
+                           output: try String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)
+                               .trimmingCharacters(in: .newlines),
+                           errors: try String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8))
+    }
+}
+
+private func runProcess(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) async throws -> PSQLOutcome {
+    try await ChildProcess(arguments, environment: environment, input: input).outcome()
+}
+
+/// A psql session that stays open while the test feeds it statements.
+private final class PSQLSession {
+    let name: String
+    private let process = Process()
+    private let input = Pipe()
+    private var closed = false
+
+    init(arguments: [String], environment: [String: String], name: String) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func send(_ sql: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data(sql.utf8))
+    }
+
+    /// Ends psql's input: it finishes what it has and exits.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Waits (polling, up to 30 s) for psql to exit; its status, or -1 when it did not.
+    func waitForExit() async -> Int32 {
+        for _ in 0..<1500 where process.isRunning {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return process.isRunning ? -1 : process.terminationStatus
+    }
+}
+
+/// A database of its own on the test cluster with ServerSchema.script applied; dropped,
+/// with the people's roles, when the test is over.
+private final class SchemaServer {
+    /// The tables holding people's rows (all but config, deletion_audit, schema_migration).
+    static let personTables = ["entry", "media", "message", "entry_tag", "setting", "conflict", "push_receipt",
+                               "media_chunk", "media_object"]
+
+    struct Person {
+        var role: String
+        var password: String
+        var id: String
+    }
+
+    let host: String
+    let port: Int
+    let adminUser: String
+    let adminPassword: String
+    let adminDatabase: String
+    let database: String
+    private let tag: String
+    private var roles: [String] = []
+
+    private init() throws {
+        guard let text = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"], let url = URLComponents(string: text),
+              let host = url.host, let user = url.user else { throw PSQLFailure(description: "DIARY_TEST_PG_URL is not a postgres:// URL") }
+        self.host = host
+        port = url.port ?? 5432
+        adminUser = user
+        adminPassword = url.password ?? ""
+        adminDatabase = url.path.hasPrefix("/") && url.path.count > 1 ? String(url.path.dropFirst()) : "postgres"
+        tag = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(10))
+        database = "diary_t_\(tag)"
+    }
+
+    static func make() async throws -> SchemaServer {
+        let server = try SchemaServer()
+        try await server.check(server.run(sql: "CREATE DATABASE \(server.database)", database: server.adminDatabase))
+        try await server.applyScript()
+        return server
+    }
+
+    deinit {
+        let cleanup = "DROP DATABASE IF EXISTS \(database) WITH (FORCE);\n" + roles.map { "DROP ROLE IF EXISTS \($0);\n" }.joined()
+        _ = try? ChildProcess(baseArguments(database: adminDatabase, user: adminUser), environment: environment(password: adminPassword, name: "cleanup"),
+                         input: Data(cleanup.utf8)).blockingOutcome()
+    }
+
+    /// As `diary-sync server-init` does: statement by statement (each its own query, as the
+    /// split in SQLScript makes them) inside one transaction.
+    func applyScript() async throws {
+        let statements = SQLScript.statements(ServerSchema.script)
+        var arguments = baseArguments(database: database, user: adminUser)
+        arguments += ["-c", "BEGIN"] + statements.flatMap { ["-c", $0] } + ["-c", "COMMIT"]
+        try check(await runProcess(arguments, environment: environment(password: adminPassword, name: "apply")))
+    }
+
+    /// As an operator pasting it into an SQL editor: the whole text in one transaction.
+    func applyScriptAsFile() async throws {
+        try check(await run(sql: "BEGIN;\n" + ServerSchema.script + "\nCOMMIT;", database: database))
+    }
+
+    func addPerson(_ name: String) async throws -> Person {
+        let role = "t\(tag)_\(name)"
+        let password = UUID().uuidString
+        // Given a plain password, Postgres makes the SCRAM verifier itself (fine for tests;
+        // the client sends a verifier it computed).
+        let id = try await admin("SET password_encryption = 'scram-sha-256';\nSELECT diary.add_user('\(role)', '\(password)');")
+        roles.append(role)
+        return Person(role: role, password: password, id: id)
+    }
+
+    func addPeople(_ names: [String]) async throws -> [Person] {
+        var people: [Person] = []
+        for name in names { people.append(try await addPerson(name)) }
+        return people
+    }
+
+    @discardableResult
+    func admin(_ sql: String) async throws -> String {
+        try check(await run(sql: sql, database: database)).output
+    }
+
+    /// Runs SQL as the person (or the admin for nil) and returns what it printed.
+    @discardableResult
+    func run(_ sql: String, as person: Person?) async throws -> String {
+        try check(await attempt(sql, as: person)).output
+    }
+
+    func attempt(_ sql: String, as person: Person?) async -> PSQLOutcome {
+        do {
+            return try await run(sql: sql, database: database, user: person?.role ?? adminUser, password: person?.password ?? adminPassword)
+        } catch {
+            return PSQLOutcome(status: -1, output: "", errors: "\(error)")
+        }
+    }
+
+    func json(_ sql: String, as person: Person?) async throws -> JSON {
+        let text = try await run(sql, as: person)
+        guard let value = JSON.parse(Data(text.utf8)) else { throw PSQLFailure(description: "not JSON: \(text)") }
+        return value
+    }
+
+    func push(_ items: [(key: String, record: JSON)], as person: Person) async throws -> JSON {
+        try await json("SELECT diary.push($j$\(Records.batch(items))$j$::jsonb)", as: person)
+    }
+
+    func pull(after cursor: Int64, max rows: Int, as person: Person) async throws -> JSON {
+        try await json("SELECT diary.pull(\(cursor), \(rows))", as: person)
+    }
+
+    /// The person's rows in every table, account included, as the admin counts them.
+    func rowCounts(of person: Person) async throws -> [Int] {
+        var counts: [Int] = []
+        for table in Self.personTables + ["account"] {
+            counts.append(Int(try await admin("SELECT count(*) FROM diary.\(table) WHERE user_id = '\(person.id)'")) ?? -1)
+        }
+        return counts
+    }
+
+    /// Waits (up to 10 s) until an admin query prints something other than 0.
+    func waitFor(_ sql: String) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try await admin(sql) != "0" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw PSQLFailure(description: "timed out waiting for: \(sql)")
+    }
+
+    /// A psql session kept open, fed through a pipe.
+    func openSession(as person: Person, name: String) throws -> PSQLSession {
+        let application = "ib_\(tag)_\(name)"
+        return try PSQLSession(arguments: baseArguments(database: database, user: person.role),
+                               environment: environment(password: person.password, name: application), name: application)
+    }
+
+    /// A statement running in its own psql, not waited for.
+    func startInBackground(_ sql: String, as person: Person, name: String) throws -> PSQLSession {
+        let session = try openSession(as: person, name: name)
+        try session.send(sql + "\n")
+        session.close()
+        return session
+    }
+
+    private func baseArguments(database: String, user: String) -> [String] {
+        ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-v", "VERBOSITY=verbose",
+         "-h", host, "-p", String(port), "-U", user, "-d", database]
+    }
+
+    private func environment(password: String, name: String) -> [String: String] {
+        ["PGPASSWORD": password, "PGAPPNAME": name, "PGCONNECT_TIMEOUT": "10", "PGOPTIONS": "", "PGSSLMODE": "disable"]
+    }
+
+    private func run(sql: String, database: String, user: String? = nil, password: String? = nil) async throws -> PSQLOutcome {
+        try await runProcess(baseArguments(database: database, user: user ?? adminUser),
+                             environment: environment(password: password ?? adminPassword, name: "ib_\(tag)"), input: Data(sql.utf8))
+    }
+
+    @discardableResult
+    private func check(_ outcome: PSQLOutcome) throws -> PSQLOutcome {
+        guard outcome.succeeded else { throw PSQLFailure(description: "psql failed (\(outcome.status)): \(outcome.errors)") }
+        return outcome
+    }
+}

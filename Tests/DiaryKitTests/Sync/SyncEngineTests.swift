@@ -1,0 +1,214 @@
+import Foundation
+import GRDB
+import Testing
+@testable import DiaryKit
+
+/// The sync engine against a real Postgres (the test script's throwaway cluster): devices
+/// are real SQLite diaries, the server is the project's own SQL.
+@Suite(.enabled(if: postgresAvailable), .serialized)
+struct SyncEngineTests {
+    @Test func twoDevicesEditingOfflineConvergeInEitherOrder() async throws {
+        for order in [[0, 1], [1, 0]] {
+            let server = try await TestServer.make()
+            let alice = try await server.addPerson()
+            let devices = [try TestDevice(alice), try TestDevice(alice)]
+            let beach = try devices[0].diary.page("海邊的風", tags: ["旅行", "海"])
+            let draft = try devices[0].diary.draft("還沒寫完")
+            _ = try devices[0].store.appendMessage(entryId: draft, author: .person, text: "今天好累", persona: "warm", provider: nil)
+            let hill = try devices[1].diary.page("山上的雲", tags: ["爬山"])
+            try devices[1].store.setSetting("persona", "fun")
+
+            for index in order { try await devices[index].sync() }
+            for index in order { try await devices[index].sync() }
+
+            let first = try devices[0].everything(), second = try devices[1].everything()
+            #expect(first.count == 3)
+            #expect(first == second)
+            #expect(try devices[0].store.setting("persona") == "fun")
+            for device in devices {
+                #expect(try device.store.entryRecords(ids: [beach])[0].tags == ["旅行", "海"])
+                #expect(try device.store.entryRecords(ids: [hill])[0].tags == ["爬山"])
+                #expect(try device.store.syncLedgerState().pending == 0)
+                #expect(try device.store.searchIndexIsConsistent())
+            }
+            // Nothing left to do: a second round moves nothing either way.
+            #expect(try await devices[0].sync().isEmpty)
+        }
+    }
+
+    @Test func concurrentChatsUniteAndTagsMergeAsAddRemoveSets() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let entry = try a.diary.page("週末", tags: ["家", "貓", "雨"])
+        try await a.sync()
+        try await b.sync()
+        // Offline on both: A removes 貓 and chats; B adds 書 and chats.
+        try a.store.savePage(entryId: entry, title: "週末", summary: "週末", tags: ["家", "雨"], persona: "warm", provider: "offline", usageDay: "2026-11-22")
+        _ = try a.store.appendMessage(entryId: entry, author: .person, text: "A 說的話", persona: "warm", provider: nil)
+        try b.store.savePage(entryId: entry, title: "週末", summary: "週末", tags: ["家", "貓", "雨", "書"], persona: "warm", provider: "offline", usageDay: "2026-11-22")
+        _ = try b.store.appendMessage(entryId: entry, author: .person, text: "B 說的話", persona: "warm", provider: nil)
+
+        try await b.sync()
+        try await a.sync()
+        try await b.sync()
+
+        #expect(try a.everything() == b.everything())
+        let record = try a.store.entryRecords(ids: [entry])[0]
+        #expect(Set(record.tags) == ["家", "雨", "書"])
+        #expect(record.liveMessages.map(\.text).filter { $0.hasSuffix("說的話") }.sorted() == ["A 說的話", "B 說的話"])
+        // The entry's own fields were written on both sides: the losing version is kept.
+        #expect(try a.store.conflicts().count + b.store.conflicts().count >= 1)
+        let serverConflicts = try await server.adminText("SELECT count(*)::text FROM diary.conflict WHERE table_name = 'entry'")
+        #expect(Int(serverConflicts ?? "0")! >= 1)
+    }
+
+    @Test func aDeleteBeatsAConcurrentEditInBothOrders() async throws {
+        for deleteFirst in [true, false] {
+            let server = try await TestServer.make()
+            let alice = try await server.addPerson()
+            let a = try TestDevice(alice), b = try TestDevice(alice)
+            let entry = try a.diary.draft("要刪掉的草稿")
+            try await a.sync()
+            try await b.sync()
+            _ = try a.store.discard(entryId: entry)
+            _ = try b.store.appendMessage(entryId: entry, author: .person, text: "還在寫", persona: "warm", provider: nil)
+            let order = deleteFirst ? [a, b, a] : [b, a, b]
+            for device in order { try await device.sync() }
+            try await a.sync()
+            try await b.sync()
+            for device in [a, b] {
+                let record = try #require(device.store.entryRecords(ids: [entry]).first)
+                #expect(record.clock.deletedAt != nil, "deleteFirst=\(deleteFirst)")
+                #expect(try device.store.entryIds(includingDeleted: false).isEmpty)
+            }
+            #expect(try a.everything() == b.everything())
+            // The edit that lost to the delete is kept, on the server or on B.
+            let kept = try await server.adminText("SELECT count(*)::text FROM diary.conflict WHERE table_name = 'entry'")
+            #expect(Int(kept ?? "0")! + (try b.store.conflicts().count) >= 1)
+        }
+    }
+
+    @Test func aResentBatchIsRecognisedAndChangesNothing() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice)
+        let entry = try a.diary.draft("一次就好")
+        _ = try a.store.appendMessage(entryId: entry, author: .person, text: "只有一則", persona: "warm", provider: nil)
+        // The push reaches the server but its answer is lost: the outbox is not cleared.
+        let changes = try a.store.outgoingChanges(limit: 20, byteCap: 1 << 20, dueOnly: false)
+        let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+        let first = try await ServerConnection.with(alice.address, password: alice.password) { server in
+            try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
+        }
+        #expect(first["results"]?[0]?["status"]?.stringValue == "applied")
+        let report = try await a.sync()
+        #expect(report.pushed == 1)
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.message") == "1")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.entry") == "1")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.push_receipt") == "1")
+        #expect(try a.store.syncLedgerState().pending == 0)
+    }
+
+    @Test func aClockFarAheadIsRefusedAndKeptAsADeadLetter() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice)
+        let fine = try a.diary.draft("正常的時鐘")
+        // This device's clock jumped two days ahead, then came back.
+        let ahead = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 2 * 86_400_000, counter: 0, device: a.store.deviceId)
+        try a.store.write { db in
+            try db.execute(sql: "UPDATE sync_state SET value = ? WHERE key = 'hlc'", arguments: [ahead.description])
+        }
+        let wrong = try a.diary.draft("未來的時鐘")
+        let report = try await a.sync()
+        #expect(report.pushed == 1)
+        #expect(report.refused == 1)
+        let state = try a.store.syncLedgerState()
+        #expect(state.pending == 0)
+        #expect(state.deadLetters.map(\.rowId).contains(wrong))
+        #expect(state.deadLetters.first?.error.contains("clock_ahead") == true)
+        #expect(try await server.adminText("SELECT string_agg(id, ',') FROM diary.entry") == fine)
+        // Refused changes are never retried blindly, and never dropped.
+        #expect(try await a.sync().refused == 0)
+        #expect(try a.store.syncLedgerState().deadLetters.count == 1)
+        #expect(try a.store.requeueDeadLetters() == 1)
+        #expect(try await a.sync().refused == 1)
+    }
+
+    @Test func mediaGoUpInChunksOnlyWhereMissingAndComeDownVerified() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let item = try a.mediaFile(bytes, ext: "mp4")
+        let entry = try a.diary.draft("大影片", media: [item])
+        // An earlier, interrupted upload left chunk 1 on the server.
+        let chunk = bytes[(2 << 20)..<(4 << 20)].map { String(format: "%02x", $0) }.joined()
+        try await server.adminText("""
+            INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES ('\(alice.userId)', '\(item.sha256)', 1, '\\x\(chunk)'::bytea)
+            """)
+        let before = try await server.adminText("SELECT xmin::text FROM diary.media_chunk WHERE n = 1")
+
+        let sent = try await a.sync()
+        #expect(sent.mediaSent == 1)
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.media_chunk") == "3")
+        #expect(try await server.adminText("SELECT xmin::text FROM diary.media_chunk WHERE n = 1") == before)
+        #expect(try await server.adminText("SELECT name FROM diary.media_object") == "\(alice.userId)/\(entry)/\(item.sha256).mp4")
+
+        let fetched = try await b.sync()
+        #expect(fetched.mediaFetched == 1)
+        let path = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "mp4")
+        #expect(FileManager.default.contents(atPath: path) == Data(bytes))
+        #expect(try b.store.syncLedgerState().mediaToFetch == 0)
+    }
+
+    @Test func aRowArrivesBeforeItsMediaAndCorruptBytesAreNeverInstalled() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let item = try a.mediaFile(Array("a photo's bytes".utf8))
+        let entry = try a.diary.draft("照片", media: [item])
+        // The rows go up, the bytes not yet.
+        let changes = try a.store.outgoingChanges(limit: 20, byteCap: 1 << 20, dueOnly: false)
+        let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+        _ = try await ServerConnection.with(alice.address, password: alice.password) { server in
+            try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
+        }
+        let early = try await b.sync()
+        #expect(early.pulled == 1)
+        #expect(early.mediaWaiting == 1)
+        #expect(try b.store.entryRecords(ids: [entry]).first?.liveMedia.count == 1)
+        #expect(try b.store.syncLedgerState().mediaToFetch == 1)
+
+        try await a.sync()
+        // The server's copy rots: B must not take it.
+        try await server.adminText("UPDATE diary.media_chunk SET bytes = 'not the photo'::bytea")
+        let rotten = try await b.sync()
+        #expect(rotten.mediaFetched == 0)
+        let path = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "jpg")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try b.store.syncLedgerState().mediaToFetch == 1)
+    }
+
+    @Test func anotherPersonSeesNothing() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson(), bob = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(bob)
+        try a.diary.page("只屬於 Alice", tags: ["秘密"])
+        try a.store.setSetting("persona", "clear")
+        try await a.sync()
+        let report = try await b.sync()
+        #expect(report.pulled == 0 && report.settingsPulled == 0)
+        #expect(try b.everything().isEmpty)
+        #expect(try b.store.setting("persona") == nil)
+    }
+}
+
+/// The test script starts Postgres and says so; the sync suites must then really run.
+@Test func syncSuitesRunWhenTheTestScriptStartedPostgres() {
+    if ProcessInfo.processInfo.environment["DIARY_REQUIRE_POSTGRES"] == "1" {
+        #expect(postgresAvailable, "DIARY_TEST_PG_URL is missing: the sync tests would be skipped")
+    }
+}

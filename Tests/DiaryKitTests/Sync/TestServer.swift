@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+@testable import DiaryKit
+
+/// True when the test script started a Postgres cluster (`DIARY_TEST_PG_URL`).
+let postgresAvailable = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil
+
+/// A fresh database on the throwaway test cluster, with the diary's server side installed.
+final class TestServer: Sendable {
+    let admin: ServerAddress
+    let adminPassword: String
+
+    private init(admin: ServerAddress, adminPassword: String) {
+        self.admin = admin
+        self.adminPassword = adminPassword
+    }
+
+    static func make() async throws -> TestServer {
+        let cluster = try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]!)
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        try await ServerConnection.with(cluster, password: cluster.password) { server in
+            try await server.run(script: "CREATE DATABASE \(name)")
+        }
+        var admin = cluster
+        admin.database = String(name)
+        _ = try await Accounts.initialiseServer(admin, password: cluster.password)
+        return TestServer(admin: admin, adminPassword: cluster.password ?? "")
+    }
+
+    /// A person: their login on this server.
+    struct Person: Sendable {
+        var address: ServerAddress
+        var password: String
+        var userId: String
+    }
+
+    func addPerson(_ prefix: String = "p") async throws -> Person {
+        let name = prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(10)
+        let password = Accounts.generatePassword()
+        let userId = try await Accounts.addUser(admin, password: adminPassword, name: name, newPassword: password)
+        return Person(address: admin.asUser(name), password: password, userId: userId)
+    }
+
+    /// Runs a query as the admin and returns the first column of the first row.
+    func adminText(_ sql: String) async throws -> String? {
+        try await ServerConnection.with(admin, password: adminPassword) { server in try await server.run(script: sql) }
+    }
+}
+
+/// One device of a person: its own diary, syncing as that person.
+final class TestDevice {
+    let diary: TestDiary
+    let person: TestServer.Person
+    var store: DiaryStore { diary.store }
+
+    init(_ person: TestServer.Person) throws {
+        diary = try TestDiary()
+        self.person = person
+        try store.bindSyncUser(person.userId)
+    }
+
+    @discardableResult
+    func sync(_ steps: SyncEngine.Steps = .all) async throws -> SyncReport {
+        let engine = SyncEngine(store: store, userId: person.userId)
+        return try await ServerConnection.with(person.address, password: person.password) { server in
+            try await engine.run(server, steps: steps)
+        }
+    }
+
+    /// Every entry, tombstones included, as archive JSON lines sorted by id: what two
+    /// converged devices must agree on byte for byte.
+    func everything() throws -> [String] {
+        try store.entryRecords(ids: store.entryIds(includingDeleted: true)).map(\.json.serialized).sorted()
+    }
+
+    /// Stores bytes as a media file and returns the item describing them.
+    func mediaFile(_ bytes: [UInt8], ext: String = "jpg") throws -> MediaItem {
+        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let folder = ContentAddressedFolder(store.paths.media)
+        let (path, descriptor) = folder.makeTemporaryFile()!
+        _ = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) }
+        close(descriptor)
+        _ = folder.install(path, sha256: sha, fileExtension: ext)
+        return MediaItem(kind: ext == "mp4" ? .video : .photo, sha256: sha, mime: ext == "mp4" ? "video/mp4" : "image/jpeg",
+                         fileExtension: ext, bytes: Int64(bytes.count), width: 10, height: 10)
+    }
+}

@@ -1,0 +1,379 @@
+import Foundation
+import Testing
+
+/// The throwaway cluster the test script started (`scripts/pg-cluster.sh`).
+private let clusterURL = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]
+private let clusterDir = ProcessInfo.processInfo.environment["DIARY_TEST_PG_DIR"]
+
+/// Runs SQL with the real `psql` client; returns its status and trimmed output.
+@discardableResult
+private func psql(_ url: String, _ sql: String) throws -> (status: Int32, output: String) {
+    let result = try shell(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql])
+    return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+/// A fresh database with the diary server installed by `diary-sync server-init`, and one
+/// login made by `diary-sync user-add`.
+private struct SyncServer {
+    let admin: String
+    let user: String
+    let password: String
+    let userId: String
+    var userURL: String { admin.replacing(/\/\/[^@]*@/, with: "//\(user)@") }
+
+    static func make(operator sandbox: Sandbox) throws -> SyncServer {
+        let cluster = try #require(clusterURL)
+        let name = "e_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        #expect(try psql(cluster, "CREATE DATABASE \(name)").status == 0)
+        let admin = cluster.replacing(/\/diary_test$/, with: "/\(name)")
+        let initialised = try sandbox.run("diary-sync", ["server-init", "--url", admin])
+        #expect(initialised.status == 0, "\(initialised.stderr)")
+        let user = "alice_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(8)
+        let added = try sandbox.run("diary-sync", ["user-add", user, "--url", admin, "--json"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let line = try #require(added.lines.first)
+        return SyncServer(admin: admin, user: user, password: try #require(line["password"] as? String),
+                          userId: try #require(line["user_id"] as? String))
+    }
+
+    /// Logs a device in with the password on stdin, accepting the server's terms.
+    func login(_ device: Sandbox) throws -> RunResult {
+        try device.run("diary-sync", ["login", "--url", userURL, "--password-stdin", "--accept-consent"], stdin: password + "\n")
+    }
+
+    func count(_ table: String) throws -> Int {
+        Int(try psql(admin, "SELECT count(*) FROM diary.\(table)").output) ?? -1
+    }
+}
+
+@Suite("Sync through a real Postgres", .enabled(if: clusterURL != nil), .serialized)
+struct SyncTests {
+    private func device() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        return sandbox
+    }
+
+    /// A saved page from a photo, through the real pipeline; returns its id.
+    @discardableResult
+    private func page(_ device: Sandbox, _ text: String, photo: URL) throws -> String {
+        let results = try device.pipeline([("diary-new", [photo.path, "--text", text]), ("diary-chat", ["-m", text]), ("diary-save", [])])
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        return try #require(results[2].lines.first?["id"] as? String)
+    }
+
+    private func sync(_ device: Sandbox, _ arguments: [String] = []) throws -> [String: Any] {
+        let result = try device.run("diary-sync", arguments + ["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.lines.first ?? [:]
+    }
+
+    private func everything(_ device: Sandbox) throws -> String {
+        try device.run("diary-find", ["--full", "--json"]).stdout
+    }
+
+    @Test("login, sync both ways with media, status, no password anywhere, and watch sees another device")
+    func loginSyncAndWatch() async throws {
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+
+        let early = try a.run("diary-sync", [])
+        #expect(early.status == 77)
+        #expect(early.stderr.contains("Not logged in"))
+        #expect(early.stdout.isEmpty)
+        let wrong = try a.run("diary-sync", ["login", "--url", server.userURL, "--password-stdin", "--accept-consent"], stdin: "wrong\n")
+        #expect(wrong.status == 77)
+        #expect(wrong.stderr.contains("Permission denied"))
+
+        let login = try server.login(a)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("InnerBloom"), "the server's terms are shown")
+        #expect(!login.stderr.contains("AI"))
+        let credentials = a.root.appendingPathComponent("state/diary/credentials")
+        let mode = try FileManager.default.attributesOfItem(atPath: credentials.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try server.login(b).status == 0)
+
+        let photo = try a.makeMedia("beach.jpg", size: "640x480")
+        let beach = try page(a, "windy at the beach", photo: photo)
+        let first = try sync(a)
+        #expect(first["pushed"] as? Int == 1)
+        #expect(first["media_sent"] as? Int == 1)
+        let second = try sync(b)
+        #expect(second["pulled"] as? Int == 1)
+        #expect(second["media_fetched"] as? Int == 1)
+        _ = try sync(a)
+        #expect(try everything(a) == everything(b))
+        #expect(try everything(b).contains(beach))
+        let shown = try b.run("diary-find", ["--show", beach, "--json"]).lines.first
+        let path = try #require(((shown?["media"] as? [[String: Any]])?.first)?["path"] as? String)
+        #expect(FileManager.default.contents(atPath: path) == FileManager.default.contents(atPath: photo.path))
+
+        let status = try a.run("diary-sync", ["status", "--json"]).lines.first ?? [:]
+        #expect(status["logged_in"] as? Bool == true)
+        #expect(status["pending"] as? Int == 0)
+        #expect(status["last_sync_at"] is String)
+        #expect(!(status["server"] as? String ?? "").contains(server.password))
+
+        // The password lives in the credentials file only.
+        for file in [a.home.appendingPathComponent("diary.sqlite"), a.home.appendingPathComponent("diary.sqlite-wal")] {
+            let bytes = FileManager.default.contents(atPath: file.path) ?? Data()
+            #expect(bytes.range(of: Data(server.password.utf8)) == nil)
+        }
+        let dump = try shell(["pg_dump", server.admin]).output
+        #expect(dump.contains("diary.entry"))
+        #expect(!dump.contains(server.password))
+        if let clusterDir {
+            let log = (try? String(contentsOfFile: clusterDir + "/server.log", encoding: .utf8)) ?? ""
+            #expect(!log.contains(server.password))
+        }
+
+        // watch on B; a page written on A appears there.
+        let (watcher, output, _) = try b.start("diary-sync", ["watch", "--json"])
+        defer { if watcher.isRunning { watcher.interrupt() } }
+        try await Task.sleep(for: .seconds(1.5))
+        let hill = try page(a, "clouds on the hill", photo: photo)
+        _ = try sync(a)
+        let deadline = Date().addingTimeInterval(20)
+        var seen = ""
+        while Date() < deadline, !seen.contains("\"pulled\":1") {
+            let chunk = output.fileHandleForReading.availableData
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("\"pulled\":1"), "watch output: \(seen)")
+        #expect(try everything(b).contains(hill))
+        watcher.interrupt()
+    }
+
+    @Test("kill -9 after the server committed, then a rerun: nothing is duplicated")
+    func killedAfterCommit() async throws {
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        #expect(try server.login(b).status == 0)
+        let photo = try a.makeMedia("cat.jpg")
+        for text in ["one", "two", "three"] { try page(a, text, photo: photo) }
+
+        a.extraEnvironment["DIARY_SYNC_PAUSE"] = "after-push:60"
+        let (process, _, _) = try a.start("diary-sync", [])
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try server.count("entry") < 3 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try server.count("entry") == 3)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        a.extraEnvironment = [:]
+        let pending = try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int
+        #expect(pending == 3, "the outbox was not cleared before the kill")
+
+        let rerun = try sync(a)
+        #expect(rerun["pushed"] as? Int == 3)
+        #expect(try server.count("entry") == 3)
+        #expect(try server.count("message") == 9)
+        #expect(try server.count("push_receipt") == 3)
+        #expect(try sync(b)["pulled"] as? Int == 3)
+        #expect(try b.run("diary-find", ["--json"]).lines.count == 3)
+    }
+
+    @Test("the server restarted mid-batch: exit 75, nothing lost, a rerun finishes")
+    func serverRestartMidBatch() async throws {
+        let dir = try #require(clusterDir)
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        #expect(try server.login(b).status == 0)
+        let photo = try a.makeMedia("dog.jpg")
+        for index in 0..<25 {
+            let result = try a.run("diary-new", [photo.path, "--text", "note \(index)"])
+            #expect(result.status == 0)
+        }
+        a.extraEnvironment["DIARY_SYNC_PAUSE"] = "after-push:3"
+        let syncing = Task { try a.run("diary-sync", []) }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try server.count("entry") < 20 { try await Task.sleep(for: .milliseconds(100)) }
+        let restart = try shell([Self.repository + "/scripts/pg-cluster.sh", "restart", dir])
+        #expect(restart.status == 0, "\(restart.output)")
+        let interrupted = try await syncing.value
+        a.extraEnvironment = [:]
+        #expect(interrupted.status == 75, "\(interrupted.stderr)")
+        #expect(interrupted.stderr.contains("kept on this device"))
+        #expect(try server.count("entry") == 20)
+
+        #expect(try sync(a)["pushed"] as? Int == 5)
+        #expect(try server.count("entry") == 25)
+        #expect(try sync(b)["pulled"] as? Int == 25)
+    }
+
+    @Test("a long and a short transaction committing out of order are both pulled")
+    func outOfOrderCommits() async throws {
+        let a = try device(), b = try device(), c = try device()
+        let server = try SyncServer.make(operator: a)
+        for device in [a, b, c] { #expect(try server.login(device).status == 0) }
+        let photo = try a.makeMedia("sea.jpg")
+        let long = try page(a, "the long one", photo: photo)
+        // The exact record A would push, taken from an export.
+        let archive = a.root.appendingPathComponent("long.tar")
+        #expect(try a.run("diary-sync", ["export", long, "-o", archive.path]).status == 0)
+        let record = try #require(try shell(["tar", "-xOf", archive.path, "entries.jsonl"]).output
+            .split(separator: "\n").first.map(String.init))
+        let quoted = record.replacingOccurrences(of: "'", with: "''")
+
+        // Session 1 pushes inside a transaction and holds it open.
+        let session = Process()
+        session.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        session.arguments = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", server.userURL]
+        session.environment = ["PATH": "/usr/bin:/bin", "PGPASSWORD": server.password]
+        let input = Pipe()
+        session.standardInput = input
+        session.standardOutput = FileHandle.nullDevice
+        try session.run()
+        input.fileHandleForWriting.write(Data("BEGIN;\nSELECT diary.push('[{\"key\": \"long\", \"record\": \(quoted)}]'::jsonb);\n".utf8))
+        try await Task.sleep(for: .seconds(1))
+
+        // Meanwhile C pushes a short one: it waits for the long one instead of overtaking it.
+        let short = try page(c, "the short one", photo: photo)
+        let shortPush = Task { try c.run("diary-sync", ["push"]) }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try sync(b, ["pull"])["pulled"] as? Int == 0, "nothing is visible before the commits")
+
+        input.fileHandleForWriting.write(Data("COMMIT;\n".utf8))
+        try input.fileHandleForWriting.close()
+        session.waitUntilExit()
+        #expect(session.terminationStatus == 0)
+        #expect(try await shortPush.value.status == 0)
+
+        #expect(try sync(b, ["pull"])["pulled"] as? Int == 2)
+        let found = try everything(b)
+        #expect(found.contains(long) && found.contains(short))
+        let order = try psql(server.admin, "SELECT string_agg(id, ',' ORDER BY server_seq) FROM diary.entry").output
+        #expect(order == "\(long),\(short)")
+    }
+
+    @Test("a device whose clock is an hour behind still wins with an edit made after seeing the page")
+    func clockAnHourBehind() async throws {
+        let library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+        try #require(FileManager.default.fileExists(atPath: library), "faketime is installed by scripts/install-deps.sh --tests")
+        let a = try device(), b = try device()
+        b.extraEnvironment = ["LD_PRELOAD": library, "FAKETIME": "-1h", "FAKETIME_DONT_RESET": "1"]
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        #expect(try server.login(b).status == 0)
+        let photo = try a.makeMedia("tree.jpg")
+        let entry = try a.run("diary-new", [photo.path, "--text", "a tree"]).lines.first?["id"] as? String
+        let id = try #require(entry)
+        _ = try sync(a)
+        _ = try sync(b)
+        // B, an hour behind, answers after seeing A's page: its edit must not lose.
+        let said = try b.run("diary-chat", [id, "-m", "said an hour behind"])
+        #expect(said.status == 0, "\(said.stderr)")
+        _ = try sync(b)
+        _ = try sync(a)
+        let onA = try a.run("diary-find", ["--show", id, "--full", "--json"]).stdout
+        #expect(onA.contains("said an hour behind"))
+        #expect(try everything(a) == everything(b))
+    }
+
+    @Test("offline, refused credentials and an uninitialised server: clear words, right status, nothing lost")
+    func failures() throws {
+        let a = try device()
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        let photo = try a.makeMedia("x.jpg")
+        try page(a, "kept safe", photo: photo)
+        let before = try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int
+
+        // The server is gone: the credentials point at a closed port.
+        let file = a.root.appendingPathComponent("state/diary/credentials")
+        let saved = try String(contentsOf: file, encoding: .utf8)
+        let closed = saved.replacing(/127\.0\.0\.1:\d+/, with: "127.0.0.1:9")
+        try closed.write(to: file, atomically: true, encoding: .utf8)
+        chmod(file.path, 0o600)
+        let offline = try a.run("diary-sync", [])
+        #expect(offline.status == 75)
+        #expect(offline.stderr.contains("Sync failed; everything is kept on this device"))
+        #expect(offline.stdout.isEmpty)
+        #expect(try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int == before)
+        let zh = try a.run("diary-sync", ["--lang", "zh-Hant"])
+        #expect(zh.stderr.contains("雲端同步失敗，已保留在本機，稍後會再試"))
+
+        // A credentials file others can read is refused.
+        try saved.write(to: file, atomically: true, encoding: .utf8)
+        chmod(file.path, 0o644)
+        let exposed = try a.run("diary-sync", [])
+        #expect(exposed.status == 77)
+        #expect(exposed.stderr.contains("chmod 600"))
+        chmod(file.path, 0o600)
+
+        // A database without the diary's tables.
+        let bare = try device()
+        let name = "bare_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(8)
+        #expect(try psql(try #require(clusterURL), "CREATE DATABASE \(name)").status == 0)
+        let bareURL = try #require(clusterURL).replacing(/\/diary_test$/, with: "/\(name)")
+        let notReady = try bare.run("diary-sync", ["login", "--url", bareURL, "--password-stdin"], stdin: "x\n")
+        #expect(notReady.status == 69)
+        #expect(notReady.stderr.contains("server-init"))
+    }
+
+    @Test("another person cannot read, count or change anything, whatever SQL they send")
+    func isolation() throws {
+        let a = try device(), b = try device()
+        let alice = try SyncServer.make(operator: a)
+        let bobAdded = try a.run("diary-sync", ["user-add", "bob_" + alice.user.suffix(8), "--url", alice.admin, "--json"])
+        #expect(bobAdded.status == 0, "\(bobAdded.stderr)")
+        let bobPassword = try #require(bobAdded.lines.first?["password"] as? String)
+        let bobURL = alice.admin.replacing(/\/\/[^@]*@/, with: "//bob_\(alice.user.suffix(8)):\(bobPassword)@")
+        #expect(try alice.login(a).status == 0)
+        let photo = try a.makeMedia("secret.jpg")
+        try page(a, "alice's secret", photo: photo)
+        _ = try sync(a)
+        #expect(try alice.count("entry") == 1)
+
+        for table in ["entry", "message", "media", "entry_tag", "media_chunk", "media_object", "conflict", "push_receipt", "account"] {
+            #expect(try psql(bobURL, "SELECT count(*) FROM diary.\(table)").output == "0", "\(table)")
+        }
+        #expect(try psql(bobURL, "UPDATE diary.entry SET doc = '{}'::jsonb RETURNING id").output.isEmpty)
+        #expect(try psql(bobURL, "DELETE FROM diary.media_chunk RETURNING n").output.isEmpty)
+        #expect(try psql(bobURL, "INSERT INTO diary.entry(user_id, id, hlc, device_id, deleted, doc, server_seq) SELECT user_id, 'x', 'x', 'x', false, '{}', 1 FROM diary.account").output.isEmpty)
+        #expect(try psql(bobURL, "SELECT count(*) FROM diary.deletion_audit").status != 0)
+        #expect(try psql(bobURL, "SET ROLE \(alice.user)").status != 0)
+        #expect(try alice.count("entry") == 1)
+        #expect(try psql(alice.admin, "SELECT doc->>'note' FROM diary.entry").output == "alice's secret")
+        _ = b
+    }
+
+    @Test("logout --wipe-local clears this device and a new login brings it all back; delete-account empties the server")
+    func logoutAndDeleteAccount() throws {
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        let photo = try a.makeMedia("home.jpg")
+        let id = try page(a, "home", photo: photo)
+        _ = try sync(a)
+
+        let refused = try a.run("diary-sync", ["logout", "--wipe-local"])
+        #expect(refused.status == 64, "no terminal to confirm on: nothing happens")
+        #expect(try a.run("diary-find", ["--json"]).lines.count == 1)
+        let wiped = try a.run("diary-sync", ["logout", "--wipe-local", "--yes"])
+        #expect(wiped.status == 0)
+        #expect(try a.run("diary-find", ["--json"]).status == 1)
+        #expect(!FileManager.default.fileExists(atPath: a.root.appendingPathComponent("state/diary/credentials").path))
+        #expect(try server.login(a).status == 0)
+        #expect(try sync(a)["pulled"] as? Int == 1)
+        #expect(try a.run("diary-find", ["--show", id, "--json"]).status == 0)
+
+        #expect(try server.login(b).status == 0)
+        let deleted = try a.run("diary-sync", ["delete-account", "--yes"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        for table in ["entry", "message", "media_chunk", "media_object", "account"] { #expect(try server.count(table) == 0, "\(table)") }
+        let audit = try psql(server.admin, "SELECT user_hash FROM diary.deletion_audit").output
+        #expect(audit.count == 64)
+        #expect(!audit.contains(server.userId))
+        #expect(try a.run("diary-sync", ["status", "--json"]).lines.first?["logged_in"] as? Bool == false)
+        #expect(try a.run("diary-find", ["--show", id, "--json"]).status == 0, "the local diary stays")
+        let again = try b.run("diary-sync", [])
+        #expect(again.status == 77)
+    }
+
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+}
