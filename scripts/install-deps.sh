@@ -4,8 +4,7 @@
 # photo with it), libarchive (backups and exports), the sqlite3 shell the tests use to look
 # inside a diary. With --tests, also what only the tests use: bsdtar, zstd and xz (to check
 # that ordinary tools read our archives), Chromium (to load the HTML export headless), the
-# PostgreSQL server and client (the sync tests start a throwaway cluster on loopback) and
-# faketime (a device whose clock is an hour behind).
+# PostgreSQL server and client (the sync tests start a throwaway cluster on loopback).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -22,7 +21,7 @@ for package in libsqlite3-dev libarchive-dev; do
 done
 if [ "${1:-}" = "--tests" ]; then
     for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3 psql:postgresql-client \
-                pg_dump:postgresql-client faketime:faketime; do
+                pg_dump:postgresql-client; do
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
     done
     [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)

@@ -6,9 +6,9 @@ final class TestDiary {
     let root: URL
     let store: DiaryStore
 
-    init() throws {
+    init(wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("diarykit-\(UUID().uuidString)")
-        store = try DiaryStore.open(DiaryPaths(homeFlag: root.path, environment: [:]))
+        store = try DiaryStore.open(DiaryPaths(homeFlag: root.path, environment: [:]), wallClock: wallClock)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }

@@ -124,6 +124,7 @@ enum ExitStatus {
             case let .badUserName(name): return (.badUserName(name: name), usage)
             case let .userExists(name): return (.userExists(name: name), cannotCreate)
             case .notConfirmed: return (.notConfirmed, usage)
+            case .foreignAuth: return (.foreignAuth, unavailable)
             }
         case is OutputError:
             return (.ioFailure, ioError)

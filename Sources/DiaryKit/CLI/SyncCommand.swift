@@ -186,7 +186,7 @@ enum SyncRunner {
             if count > 0 { context.say(.deadLettersRequeued(count: count)) }
         }
         let engine = SyncEngine(store: store, userId: credentials.userId)
-        let report = try await engine.run(credentials)
+        let report = try await engine.run(credentials, steps: steps)
         try print(report, json: context.json, language: context.language)
         if report.refused > 0 { context.say(.syncRefused(count: report.refused)) }
     }

@@ -12,9 +12,12 @@ public final class DiaryStore: Sendable {
     let database: DatabaseQueue
     /// This device's stable id, made the first time the database is opened.
     public let deviceId: String
+    /// The wall clock the hybrid clock reads (a test can set one that runs behind).
+    let wallClock: @Sendable () -> Date
 
     /// Opens (creating and migrating if needed) the diary under `paths.home`.
-    public static func open(_ paths: DiaryPaths, busyTimeout: TimeInterval = 15) throws -> DiaryStore {
+    public static func open(_ paths: DiaryPaths, busyTimeout: TimeInterval = 15,
+                            wallClock: @escaping @Sendable () -> Date = { Date() }) throws -> DiaryStore {
         try createHome(paths.home)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -37,14 +40,15 @@ public final class DiaryStore: Sendable {
             // Read first: a search should not take the write lock just to learn the device id.
             let known = try database.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) }
             let device = try known ?? database.write { db in try Schema.deviceId(db) }
-            return DiaryStore(paths: paths, database: database, deviceId: device)
+            return DiaryStore(paths: paths, database: database, deviceId: device, wallClock: wallClock)
         }
     }
 
-    private init(paths: DiaryPaths, database: DatabaseQueue, deviceId: String) {
+    private init(paths: DiaryPaths, database: DatabaseQueue, deviceId: String, wallClock: @escaping @Sendable () -> Date) {
         self.paths = paths
         self.database = database
         self.deviceId = deviceId
+        self.wallClock = wallClock
     }
 
     // mkdir(2) directly: FileManager also looks up the folder's owner and group names,
@@ -112,7 +116,7 @@ public final class DiaryStore: Sendable {
     /// Stamps one change: the next hybrid clock reading, recorded for the device.
     func tick(_ db: Database) throws -> String {
         let last = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'hlc'")).flatMap(HybridTimestamp.init)
-        let next = HybridTimestamp.next(after: last, now: Date(), device: deviceId)
+        let next = HybridTimestamp.next(after: last, now: wallClock(), device: deviceId)
         try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").execute(arguments: [next.description])
         return next.description
     }

@@ -199,8 +199,10 @@ extension DiaryStore {
                 try db.cachedStatement(sql: "DELETE FROM entry WHERE id = ?").execute(arguments: [entryId])
             } else {
                 let hlc = try tick(db)
-                try db.cachedStatement(sql: "UPDATE entry SET deleted_at = ?, hlc = ? WHERE id = ?").execute(arguments: [Timestamps.millis(Date()), hlc, entryId])
-                try db.cachedStatement(sql: "UPDATE media SET deleted_at = ?, hlc = ? WHERE entry_id = ?").execute(arguments: [Timestamps.millis(Date()), hlc, entryId])
+                try db.cachedStatement(sql: "UPDATE entry SET deleted_at = ?, hlc = ?, device_id = ? WHERE id = ?")
+                    .execute(arguments: [Timestamps.millis(Date()), hlc, deviceId, entryId])
+                try db.cachedStatement(sql: "UPDATE media SET deleted_at = ?, hlc = ?, device_id = ? WHERE entry_id = ?")
+                    .execute(arguments: [Timestamps.millis(Date()), hlc, deviceId, entryId])
                 try enqueue(db, table: "entry", rowId: entryId, op: "delete", hlc: hlc)
             }
             return try media.filter { item in
@@ -216,7 +218,8 @@ extension DiaryStore {
             let hlc = try tick(db)
             try db.cachedStatement(sql: """
                 INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, device_id = excluded.device_id, hlc = excluded.hlc,
+                    updated_at = excluded.updated_at
                 """).execute(arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
             try enqueue(db, table: "setting", rowId: key, hlc: hlc)
         }
@@ -241,8 +244,8 @@ extension DiaryStore {
     private func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
                        _ values: [(any DatabaseValueConvertible)?] = []) throws {
         var arguments = StatementArguments(values)
-        arguments += [Timestamps.millis(Date()), hlc, entryId]
-        try db.cachedStatement(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ? WHERE id = ?").execute(arguments: arguments)
+        arguments += [Timestamps.millis(Date()), hlc, deviceId, entryId]
+        try db.cachedStatement(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ?, device_id = ? WHERE id = ?").execute(arguments: arguments)
         try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
     }
 

@@ -258,14 +258,16 @@ extension DiaryStore {
     }
 
     /// Removes every entry, message, tag, setting and media row and the outbox: the local
-    /// diary emptied after `logout --wipe-local` (files are the caller's to remove).
+    /// diary emptied after `logout --wipe-local` (files are the caller's to remove). The
+    /// device gets a new id on next open: the server must not take it for the device that
+    /// already holds everything it pushed.
     func wipeAll() throws {
         try write { db in
             try db.execute(sql: """
                 DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
                 DELETE FROM entry; DELETE FROM tag; DELETE FROM setting; DELETE FROM usage; DELETE FROM conflict;
                 DELETE FROM outbox; DELETE FROM media_transfer; DELETE FROM media_on_server;
-                DELETE FROM sync_state WHERE key NOT IN ('device_id', 'hlc');
+                DELETE FROM sync_state WHERE key != 'hlc';
                 """)
         }
     }
@@ -294,8 +296,8 @@ extension DiaryStore {
             return try Int64.fetchAll(db.cachedStatement(sql: """
                 SELECT seq FROM outbox WHERE table_name = 'entry' AND row_id = ?1
                 UNION ALL SELECT seq FROM outbox WHERE table_name = 'entry_tag' AND row_id >= ?1 || '/' AND row_id < ?1 || '0'
-                UNION ALL SELECT o.seq FROM media m JOIN outbox o ON o.table_name = 'media' AND o.row_id = m.id WHERE m.entry_id = ?1
-                UNION ALL SELECT o.seq FROM message m JOIN outbox o ON o.table_name = 'message' AND o.row_id = m.id WHERE m.entry_id = ?1
+                UNION ALL SELECT seq FROM outbox WHERE table_name = 'media' AND row_id IN (SELECT id FROM media WHERE entry_id = ?1)
+                UNION ALL SELECT seq FROM outbox WHERE table_name = 'message' AND row_id IN (SELECT id FROM message WHERE entry_id = ?1)
                 """), arguments: [entryId])
         }
     }

@@ -107,6 +107,7 @@ public enum Phrase: Sendable, Equatable {
     case badUserName(name: String)
     case userExists(name: String)
     case notConfirmed
+    case foreignAuth
     case synced(sent: Int, received: Int, conflicts: Int, mediaSent: Int, mediaFetched: Int, mediaWaiting: Int)
     case syncUpToDate
     case syncRefused(count: Int)
@@ -380,6 +381,9 @@ public enum Phrase: Sendable, Equatable {
             return ("伺服器上已經有這個帳號：\(name)", "That login already exists on the server: \(name)")
         case .notConfirmed:
             return ("沒有確認，什麼都沒有改變", "Not confirmed; nothing was changed.")
+        case .foreignAuth:
+            return ("這台伺服器的帳號由平台自己的登入系統管理（例如 Supabase Auth），不能用 user-add 建立",
+                    "This server's accounts belong to its platform's own sign-in (such as Supabase Auth); user-add cannot create them.")
         case let .synced(sent, received, conflicts, mediaSent, mediaFetched, mediaWaiting):
             var zh = "已同步：送出 \(sent) 筆、收到 \(received) 筆"
             var en = "Synced: \(sent) sent, \(received) received"

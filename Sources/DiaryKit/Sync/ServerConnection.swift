@@ -62,6 +62,12 @@ final class ServerConnection: Sendable {
         try await text(PostgresQuery(unsafeSQL: statement))
     }
 
+    // A query sent on a connection the server has already closed (a restart, an idle
+    // timeout) can wait forever for an answer instead of failing; check first.
+    private func requireOpen() throws {
+        if connection.isClosed { throw SyncError.offline }
+    }
+
     /// Closes the connection (errors on the way out do not matter).
     func close() async { try? await connection.close() }
 
@@ -69,6 +75,7 @@ final class ServerConnection: Sendable {
     @discardableResult
     func text(_ query: PostgresQuery) async throws -> String? {
         try await Self.translatingErrors {
+            try requireOpen()
             let rows = try await connection.query(query, logger: Self.logger)
             var first: String?
             for try await row in rows where first == nil {
@@ -102,6 +109,7 @@ final class ServerConnection: Sendable {
     /// Streams `(n, bytes)` rows of a query to `body`, one at a time.
     func chunks(_ query: PostgresQuery, _ body: (Int, ByteBuffer) throws -> Void) async throws {
         try await Self.translatingErrors {
+            try requireOpen()
             let rows = try await connection.query(query, logger: Self.logger)
             for try await (number, bytes) in rows.decode((Int32, ByteBuffer).self) {
                 try body(Int(number), bytes)
@@ -146,6 +154,7 @@ final class ServerConnection: Sendable {
         case "42501", "28000", "28P01": return .permissionDenied
         case "3D000", "3F000", "42883", "42P01": return .serverNotReady
         case "42710": return .userExists("")
+        case "0A000": return .foreignAuth
         case "22023": return .badUserName("")
         default:
             // 08 connection, 53 resources, 57 shutting down, 40 serialization: try again later.

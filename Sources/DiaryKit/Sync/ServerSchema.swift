@@ -71,6 +71,9 @@ enum ServerSchema {
         occurred_at timestamptz NOT NULL,
         doc         jsonb NOT NULL,
         server_seq  bigint NOT NULL,
+        -- The device whose push left the row exactly as it is now: that device already
+        -- holds this version, so its pulls skip the row instead of fetching its own echo.
+        echo_of     text,
         PRIMARY KEY (user_id, id)
     );
     -- pull walks this index; (user_id, created_at) serves listings by date.
@@ -123,6 +126,7 @@ enum ServerSchema {
         device_id  text NOT NULL,
         updated_at timestamptz NOT NULL,
         server_seq bigint NOT NULL,
+        echo_of    text,
         PRIMARY KEY (user_id, key)
     );
     CREATE INDEX IF NOT EXISTS setting_user_seq_idx ON diary.setting (user_id, server_seq);
@@ -264,7 +268,9 @@ enum ServerSchema {
 
     -- ---------------------------------------------------------------------------------------
     -- Defaults an operator may edit afterwards: ON CONFLICT DO NOTHING keeps their version.
-    INSERT INTO diary.config (key, value) VALUES ('provider', '"offline"') ON CONFLICT (key) DO NOTHING;
+    -- No 'provider' row by default: each device keeps the companion its own config names.
+    -- An operator who wants one for everyone (D-011) adds it, e.g.
+    --   INSERT INTO diary.config VALUES ('provider', '"openai"');
     INSERT INTO diary.config (key, value) VALUES ('consent', jsonb_build_object(
         'version', 1,
         'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。這些內容在伺服器上並沒有另外加密，經營這台伺服器的人可以讀到它們，所以請只在你信任對方的時候開啟同步。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
@@ -484,6 +490,25 @@ enum ServerSchema {
     END
     $fn$;
 
+    -- True when the server's copy of the entry is exactly the record sent: fields and every
+    -- media row, message and tag link (compared as sets, by id or name).
+    CREATE OR REPLACE FUNCTION diary.entry_matches(uid uuid, rec jsonb) RETURNS boolean
+        LANGUAGE sql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        SELECT coalesce((SELECT e.doc FROM diary.entry e WHERE e.user_id = uid AND e.id = rec->>'id')
+                            = rec - 'media' - 'messages' - 'tag_links' - 'tags', false)
+           AND (SELECT coalesce(jsonb_agg(m.doc ORDER BY m.id), '[]') FROM diary.media m
+                 WHERE m.user_id = uid AND m.entry_id = rec->>'id')
+             = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'id'), '[]') FROM jsonb_array_elements(rec->'media') x)
+           AND (SELECT coalesce(jsonb_agg(m.doc ORDER BY m.id), '[]') FROM diary.message m
+                 WHERE m.user_id = uid AND m.entry_id = rec->>'id')
+             = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'id'), '[]') FROM jsonb_array_elements(rec->'messages') x)
+           AND (SELECT coalesce(jsonb_agg(t.doc ORDER BY t.name), '[]') FROM diary.entry_tag t
+                 WHERE t.user_id = uid AND t.entry_id = rec->>'id')
+             = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'name'), '[]') FROM jsonb_array_elements(rec->'tag_links') x)
+    $fn$;
+
     -- Merges one setting record: the greater clock wins.
     CREATE OR REPLACE FUNCTION diary.apply_setting(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
         LANGUAGE plpgsql
@@ -516,7 +541,7 @@ enum ServerSchema {
 
     -- push(batch): applies up to 20 records [{"key": idempotency key, "record": {...}}, ...].
     -- SECURITY INVOKER: row-level security applies to everything it does.
-    CREATE OR REPLACE FUNCTION diary.push(batch jsonb) RETURNS jsonb
+    CREATE OR REPLACE FUNCTION diary.push(batch jsonb, device text DEFAULT NULL) RETURNS jsonb
         LANGUAGE plpgsql
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
@@ -568,8 +593,15 @@ enum ServerSchema {
                 END IF;
                 IF rec->>'kind' = 'entry' THEN
                     changed := diary.apply_entry(uid, rec, seq + 1);
+                    IF changed THEN
+                        UPDATE diary.entry e SET echo_of = CASE WHEN diary.entry_matches(uid, rec) THEN device END
+                         WHERE e.user_id = uid AND e.id = rec->>'id';
+                    END IF;
                 ELSE
                     changed := diary.apply_setting(uid, rec, seq + 1);
+                    IF changed THEN
+                        UPDATE diary.setting s SET echo_of = device WHERE s.user_id = uid AND s.key = rec->>'key';
+                    END IF;
                 END IF;
                 status := CASE WHEN changed THEN 'applied' ELSE 'unchanged' END;
                 INSERT INTO diary.push_receipt (user_id, key, status) VALUES (uid, item_key, status);
@@ -594,7 +626,7 @@ enum ServerSchema {
 
     -- pull(after, max_rows): the person's entries and settings changed after the cursor, in
     -- counter order, at most max_rows (clamped to 1..1000) at a time.
-    CREATE OR REPLACE FUNCTION diary.pull(after bigint, max_rows int) RETURNS jsonb
+    CREATE OR REPLACE FUNCTION diary.pull(after bigint, max_rows int, device text DEFAULT NULL) RETURNS jsonb
         LANGUAGE plpgsql
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
@@ -619,7 +651,7 @@ enum ServerSchema {
             SELECT c.* FROM (
                 (SELECT 'entry' AS kind, e.id AS row_id, e.server_seq, e.doc
                    FROM diary.entry e
-                  WHERE e.user_id = uid AND e.server_seq > cursor_seq
+                  WHERE e.user_id = uid AND e.server_seq > cursor_seq AND (device IS NULL OR e.echo_of IS DISTINCT FROM device)
                   ORDER BY e.server_seq LIMIT page_size + 1)
                 UNION ALL
                 (SELECT 'setting', s.key, s.server_seq,
@@ -627,7 +659,7 @@ enum ServerSchema {
                                            'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                                            'hlc', s.hlc, 'device_id', s.device_id)
                    FROM diary.setting s
-                  WHERE s.user_id = uid AND s.server_seq > cursor_seq
+                  WHERE s.user_id = uid AND s.server_seq > cursor_seq AND (device IS NULL OR s.echo_of IS DISTINCT FROM device)
                   ORDER BY s.server_seq LIMIT page_size + 1)
             ) c
             ORDER BY c.server_seq LIMIT page_size + 1
@@ -653,7 +685,12 @@ enum ServerSchema {
         SELECT jsonb_object_agg(c.key, c.value) INTO cfg
           FROM diary.config c WHERE c.key IN ('provider', 'consent');
 
-        RETURN jsonb_build_object('items', items, 'next', coalesce(last_seq, cursor_seq), 'more', found_rows > page_size,
+        -- With nothing more to send, the cursor moves to the counter read before the rows:
+        -- every row numbered up to it was committed then, so skipped echoes are passed too.
+        RETURN jsonb_build_object('items', items,
+                                  'next', CASE WHEN found_rows > page_size THEN last_seq
+                                               ELSE greatest(coalesce(last_seq, cursor_seq), coalesce(current_seq, 0), cursor_seq) END,
+                                  'more', found_rows > page_size,
                                   'server_seq', coalesce(current_seq, 0), 'config', coalesce(cfg, '{}'));
     END
     $fn$;
@@ -737,6 +774,12 @@ enum ServerSchema {
         IF coalesce(password_verifier, '') = '' THEN
             RAISE EXCEPTION 'a password verifier is needed' USING ERRCODE = '22023';
         END IF;
+        -- In a Supabase project auth.uid() is Supabase's and reads the request's JWT claims,
+        -- which a direct login could set for itself: logins there belong to Supabase Auth.
+        IF obj_description(to_regprocedure('auth.uid()'), 'pg_proc') IS DISTINCT FROM 'InnerBloom Diary: the account of the login role' THEN
+            RAISE EXCEPTION 'auth.uid() is not this project''s: people sign in through the platform''s own auth'
+                USING ERRCODE = '0A000';
+        END IF;
         -- An existing role raises 42710 (duplicate_object) here.
         EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE diary_user', add_user.role_name, password_verifier);
         INSERT INTO diary.account (role_name) VALUES (add_user.role_name) RETURNING user_id INTO uid;
@@ -805,7 +848,7 @@ enum ServerSchema {
     -- add_user is for the operator only.
     REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM PUBLIC, diary_user;
     GRANT EXECUTE ON FUNCTION
-        diary.push(jsonb), diary.pull(bigint, int), diary.missing_chunks(text, int),
+        diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
         diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
         diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
         diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint)

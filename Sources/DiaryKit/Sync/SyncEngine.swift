@@ -95,7 +95,7 @@ struct SyncEngine: Sendable {
             let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) })
             let answer: JSON
             do {
-                answer = try await server.json("SELECT diary.push(\(batch.serialized)::jsonb)::text")
+                answer = try await server.json("SELECT diary.push(\(batch.serialized)::jsonb, \(store.deviceId))::text")
             } catch let error as SyncError {
                 if error != .permissionDenied { try store.postpone(changes, error: Self.describe(error)) }
                 throw error
@@ -132,7 +132,8 @@ struct SyncEngine: Sendable {
         var cursor = try store.pullCursor()
         var configSeen = false
         while true {
-            let answer = try await server.json("SELECT diary.pull(\(cursor)::bigint, \(Int32(Self.pullPage))::int)::text")
+            // Rows this device's own pushes left exactly as they are are not sent back to it.
+            let answer = try await server.json("SELECT diary.pull(\(cursor)::bigint, \(Int32(Self.pullPage))::int, \(store.deviceId))::text")
             guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
                 throw SyncError.serverState("pull")
             }
@@ -193,7 +194,7 @@ struct SyncEngine: Sendable {
                 continue
             }
             defer { close(descriptor) }
-            let total = max(1, Int((transfer.bytes + Int64(Self.chunkSize) - 1) / Int64(Self.chunkSize)))
+            let total = Int((transfer.bytes + Int64(Self.chunkSize) - 1) / Int64(Self.chunkSize))
             // Only the chunks the server lacks travel: an interrupted upload resumes.
             let missing = try await server.json("""
                 SELECT coalesce(to_jsonb(diary.missing_chunks(\(transfer.sha256), \(Int32(total))::int)), '[]')::text

@@ -29,6 +29,8 @@ public enum SyncError: Error, Equatable {
     case badUserName(String)
     /// That login already exists on the server.
     case userExists(String)
+    /// The server's accounts belong to another system (Supabase Auth), not to user-add.
+    case foreignAuth
     /// A destructive step was not confirmed.
     case notConfirmed
 }

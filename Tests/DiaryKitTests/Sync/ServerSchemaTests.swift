@@ -23,7 +23,7 @@ struct ServerSchemaTests {
         try await server.applyScriptAsFile()
         try await server.applyScript()
         #expect(try await server.admin("SELECT count(*), max(version) FROM diary.schema_migration") == "1|\(ServerSchema.version)")
-        #expect(try await server.admin("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'") == "offline")
+        #expect(try await server.admin("SELECT count(*) FROM diary.config WHERE key = 'provider'") == "0", "no provider chosen for everyone by default")
 
         try await server.admin("INSERT INTO diary.schema_migration (version, name) VALUES (\(ServerSchema.version + 1), 'from the future')")
         let refused = await server.attempt("BEGIN;\n" + ServerSchema.script + "\nCOMMIT;", as: nil)
@@ -492,7 +492,7 @@ struct ServerSchemaTests {
     @Test func everyPersonCanReadTheConfig() async throws {
         let server = try await SchemaServer.make()
         let alice = try await server.addPerson("alice")
-        #expect(try await server.run("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'", as: alice) == "offline")
+        #expect(try await server.run("SELECT count(*) FROM diary.config", as: alice) == "1", "the consent text, no provider by default")
         let consent = try await server.json("SELECT value FROM diary.config WHERE key = 'consent'", as: alice)
         #expect(consent["version"]?.doubleValue == 1)
         let chinese = try #require(consent["zh-Hant"]?.stringValue)
@@ -507,10 +507,10 @@ struct ServerSchemaTests {
             #expect(english.contains(word), "consent should mention \(word)")
         }
         let config = try await server.pull(after: 0, max: 1, as: alice)["config"]
-        #expect(config?["provider"]?.stringValue == "offline")
+        #expect(config?["provider"] == nil)
         #expect(config?["consent"]?["en"]?.stringValue == english)
-        // An operator's edit survives re-running the script.
-        try await server.admin("UPDATE diary.config SET value = '\"remote\"' WHERE key = 'provider'")
+        // An operator's choice survives re-running the script.
+        try await server.admin("INSERT INTO diary.config VALUES ('provider', '\"remote\"')")
         try await server.applyScript()
         #expect(try await server.run("SELECT value #>> '{}' FROM diary.config WHERE key = 'provider'", as: alice) == "remote")
     }

@@ -192,6 +192,85 @@ struct SyncEngineTests {
         #expect(try b.store.syncLedgerState().mediaToFetch == 1)
     }
 
+    @Test func aDeviceIsNotSentBackWhatItPushedButOthersAre() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        try a.diary.page("我寫的", tags: ["自己"])
+        try await a.sync(.push)
+        func pulled(by device: String) async throws -> Int {
+            try await ServerConnection.with(alice.address, password: alice.password) { server in
+                try await server.json("SELECT diary.pull(0, 200, \(device))::text")
+            }["items"]?.arrayValue?.count ?? -1
+        }
+        #expect(try await pulled(by: a.store.deviceId) == 0)
+        #expect(try await pulled(by: b.store.deviceId) == 1)
+        // Once another device changes the entry, it is no longer A's echo.
+        try await b.sync()
+        let entry = try b.store.entryIds(includingDeleted: false)[0]
+        _ = try b.store.appendMessage(entryId: entry, author: .person, text: "B 補一句", persona: "warm", provider: nil)
+        try await b.sync()
+        #expect(try await pulled(by: a.store.deviceId) == 1)
+        #expect(try await a.sync().pulled == 1)
+        #expect(try a.everything() == b.everything())
+    }
+
+    @Test func userAddRefusesAServerWhoseAccountsBelongToAnotherSystem() async throws {
+        // A database shaped like a Supabase project: an auth.uid() that is not ours.
+        let cluster = try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]!)
+        let name = "s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        try await ServerConnection.with(cluster, password: cluster.password) { server in
+            try await server.run(script: "CREATE DATABASE \(name)")
+        }
+        var admin = cluster
+        admin.database = String(name)
+        try await ServerConnection.with(admin, password: cluster.password) { server in
+            try await server.run(script: "CREATE SCHEMA auth")
+            try await server.run(script: "CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$ SELECT nullif(current_setting('request.jwt.claim.sub', true), '')::uuid $$")
+        }
+        _ = try await Accounts.initialiseServer(admin, password: cluster.password)
+        await #expect(throws: SyncError.foreignAuth) {
+            try await Accounts.addUser(admin, password: cluster.password, name: "mallory", newPassword: "x")
+        }
+        let body = try await ServerConnection.with(admin, password: cluster.password) { server in
+            try await server.run(script: "SELECT prosrc FROM pg_proc WHERE oid = 'auth.uid()'::regprocedure")
+        }
+        #expect(body?.contains("request.jwt.claim.sub") == true, "the platform's auth.uid() is left alone")
+    }
+
+    @Test func aDeviceAnHourBehindWinsAfterSeeingAPageAndLosesWhenItDidNot() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice)
+        let b = try TestDevice(alice, wallClock: { Date().addingTimeInterval(-3600) })
+        let entry = try a.diary.draft("一棵樹")
+        try await a.sync()
+        try await b.sync()
+        // B answers after seeing A's page: its clock is behind, its edit is still newer.
+        _ = try b.store.appendMessage(entryId: entry, author: .person, text: "晚一小時的我", persona: "warm", provider: nil)
+        try await b.sync()
+        try await a.sync()
+        let record = try #require(a.store.entryRecords(ids: [entry]).first)
+        #expect(record.clock.deviceId == b.store.deviceId, "B's later edit won on A")
+        #expect(record.liveMessages.map(\.text).contains("晚一小時的我"))
+        #expect(try a.everything() == b.everything())
+
+        // Now both edit without seeing each other: A's edit is really later, so it wins,
+        // and B's version is kept.
+        _ = try b.store.appendMessage(entryId: entry, author: .person, text: "B 沒看到", persona: "warm", provider: nil)
+        try await Task.sleep(for: .milliseconds(5))
+        _ = try a.store.appendMessage(entryId: entry, author: .person, text: "A 較晚", persona: "warm", provider: nil)
+        try await b.sync()
+        try await a.sync()
+        try await b.sync()
+        let final = try #require(b.store.entryRecords(ids: [entry]).first)
+        #expect(final.clock.deviceId == a.store.deviceId)
+        #expect(Set(final.liveMessages.map(\.text)).isSuperset(of: ["B 沒看到", "A 較晚", "晚一小時的我"]))
+        #expect(try a.everything() == b.everything())
+        let kept = try await server.adminText("SELECT count(*)::text FROM diary.conflict WHERE table_name = 'entry'")
+        #expect(Int(kept ?? "0")! + (try b.store.conflicts().count) >= 1)
+    }
+
     @Test func anotherPersonSeesNothing() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson(), bob = try await server.addPerson()

@@ -53,8 +53,8 @@ final class TestDevice {
     let person: TestServer.Person
     var store: DiaryStore { diary.store }
 
-    init(_ person: TestServer.Person) throws {
-        diary = try TestDiary()
+    init(_ person: TestServer.Person, wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
+        diary = try TestDiary(wallClock: wallClock)
         self.person = person
         try store.bindSyncUser(person.userId)
     }
