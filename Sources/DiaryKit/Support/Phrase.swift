@@ -89,8 +89,6 @@ public enum Phrase: Sendable, Equatable {
     case restoreDone(added: Int, updated: Int, unchanged: Int, conflicts: Int, files: Int)
     case progressLine(done: String, total: String?, files: Int, rate: String, eta: String?)
     // Sync (F-012, F-013, F-017…F-019)
-    case syncNotLoggedIn(pending: Int)
-    case syncPending(pending: Int)
     case syncNeedsLogin
     case syncFailedKept
     case permissionDenied
@@ -275,9 +273,6 @@ public enum Phrase: Sendable, Equatable {
             return ("設定檔有誤：\(detail)", "The configuration has a problem: \(detail)")
         case let .badOption(detail):
             return ("參數有誤：\(detail)", "Invalid option: \(detail)")
-        case let .syncNotLoggedIn(pending):
-            return ("尚未登入雲端同步；本機有 \(pending) 筆變更等待同步（資料都安全地存在本機）",
-                    "Not logged in to sync; \(pending) local changes are waiting (everything is safe on this device).")
         case let .archiveUnsafe(path, reason):
             return ("封存檔不安全，已拒絕，日記沒有任何改變：\(path)（\(Self.unsafeReason(reason, .zhHant))）",
                     "The archive is unsafe and was refused; the diary is unchanged: \(path) (\(Self.unsafeReason(reason, .en))).")
@@ -338,8 +333,6 @@ public enum Phrase: Sendable, Equatable {
             let zhTotal = total.map { " / \($0)" } ?? ""
             return ("\(done)\(zhTotal) · \(files) 個檔案 · \(rate)/s" + (eta.map { " · 剩約 \($0)" } ?? ""),
                     "\(done)\(zhTotal) · \(files) files · \(rate)/s" + (eta.map { " · about \($0) left" } ?? ""))
-        case let .syncPending(pending):
-            return ("有 \(pending) 筆變更等待同步", "\(pending) changes are waiting to sync.")
         case .syncNeedsLogin:
             return ("尚未登入雲端同步，請先執行 diary-sync login（日記都安全地存在本機）",
                     "Not logged in to sync; run diary-sync login first (the diary is safe on this device).")

@@ -50,7 +50,17 @@ import Testing
         .entryAmbiguous(reference: "x"), .noOpenDraft, .stdinNotJSON(line: 1), .stdinNotUTF8, .tooManyEntries, .emptyDiary,
         .emptyTag, .noMatch, .allTag, .badDate(text: "x"), .moreResults(cursor: "c"), .badCursor(text: "x"),
         .databaseFromNewerVersion, .databaseBusy, .homeNotCreatable(path: "/x"), .ioFailure, .badConfig(detail: "x"),
-        .badOption(detail: "x"), .syncNotLoggedIn(pending: 1), .syncPending(pending: 1),
+        .badOption(detail: "x"), .syncNeedsLogin, .syncFailedKept, .permissionDenied, .serverDataState, .serverNotReady,
+        .serverTooNew(version: 2), .credentialsExposed(path: "/x"), .badServerAddress(url: "x"), .passwordNeeded,
+        .passwordPrompt(user: "a"), .consentRequired, .consentAccept, .otherAccount, .badUserName(name: "X"),
+        .userExists(name: "a"), .notConfirmed, .foreignAuth,
+        .synced(sent: 1, received: 2, conflicts: 1, mediaSent: 1, mediaFetched: 1, mediaWaiting: 1), .syncUpToDate,
+        .syncRefused(count: 1), .loggedIn(user: "a", server: "s"), .loggedOut, .localDiaryWiped, .confirmWipe,
+        .confirmDeleteAccount(user: "a"), .accountDeleted(rows: 3), .serverReady(version: 1),
+        .userAdded(name: "a", passwordShown: true), .watching(server: "s"), .watchOffline(seconds: 2),
+        .syncStatusLine(server: "s", pending: 1, dead: 0, conflicts: 0, lastSync: nil, lastError: "offline"),
+        .mediaTransfersWaiting(send: 1, fetch: 1), .deadLetterLine(table: "entry", row: "r", error: "e"),
+        .conflictLine(table: "entry", row: "r", hlc: "h", winner: "w", source: "sync"), .deadLettersRequeued(count: 1),
         .audioUnreadable(.notAudio), .notHeard, .transcriptionUnavailable, .waitingForReply, .cancelled,
         .unknownProvider(name: "x"), .providerSettingUnreadable, .providerKeyMissing(provider: "x", variable: "Y"),
         .answeredBy(provider: "offline"), .answeredBy(provider: "backup"), .offlineCompanionInUse,
@@ -81,6 +91,9 @@ import Testing
         #expect(Phrase.waitingForReply.text(.zhHant) == "正在等回覆…（Ctrl-C 取消）")
         #expect(Phrase.providerSettingUnreadable.text(.zhHant) == "設定讀取失敗，已使用預設模型")
         #expect(Phrase.usageUnknown.text(.zhHant) == "目前無法確認用量，請稍後再試")
+        #expect(Phrase.syncFailedKept.text(.zhHant) == "雲端同步失敗，已保留在本機，稍後會再試")
+        #expect(Phrase.permissionDenied.text(.zhHant).hasPrefix("沒有權限"))
+        #expect(Phrase.serverDataState.text(.zhHant) == "資料狀態異常，請重試")
     }
 }
 

@@ -36,6 +36,35 @@ struct SyncEngineTests {
         }
     }
 
+    @Test(arguments: [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
+    func threeDevicesEditingOfflineConvergeInEveryReconnectionOrder(order: [Int]) async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let devices = [try TestDevice(alice), try TestDevice(alice), try TestDevice(alice)]
+        let shared = try devices[0].diary.page("三個人都看過", tags: ["共享", "舊"])
+        for device in devices { try await device.sync() }
+        // Offline: A retags, B chats and deletes nothing, C writes a new page and a setting.
+        try devices[0].store.savePage(entryId: shared, title: "三個人都看過", summary: "三個人都看過", tags: ["共享", "新"],
+                                      persona: "warm", provider: "offline", usageDay: "2026-11-22")
+        _ = try devices[1].store.appendMessage(entryId: shared, author: .person, text: "B 的補充", persona: "warm", provider: nil)
+        let fresh = try devices[2].diary.page("C 的新頁", tags: ["新頁"])
+        try devices[2].store.setSetting("persona", "empath")
+
+        for index in order { try await devices[index].sync() }
+        for index in order { try await devices[index].sync() }
+
+        let reference = try devices[0].everything()
+        for device in devices {
+            let mine = try device.everything()
+            #expect(mine == reference, "order \(order): \(zip(mine, reference).first { $0 != $1 }.map { "\n\($0)\n\($1)" } ?? "count")")
+            #expect(try device.store.setting("persona") == "empath")
+            let record = try #require(device.store.entryRecords(ids: [shared]).first)
+            #expect(record.tags == ["共享", "新"])
+            #expect(record.liveMessages.contains { $0.text == "B 的補充" })
+            #expect(try device.store.entryRecords(ids: [fresh]).count == 1)
+        }
+    }
+
     @Test func concurrentChatsUniteAndTagsMergeAsAddRemoveSets() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()
