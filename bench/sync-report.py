@@ -294,14 +294,6 @@ def report(work):
             w(f"calls {r[0]}  rows {r[1]}  {r[2]} ms  {r[3][:150]}")
         w("```")
         w("")
-    explain = (work / "explain.txt").read_text().strip() if (work / "explain.txt").exists() else ""
-    if explain:
-        w("`EXPLAIN (ANALYZE, BUFFERS)` of the pull's main query as the measured user (row-level security on):")
-        w("")
-        w("```")
-        w(explain)
-        w("```")
-        w("")
     blocks = [b for b in auto_explain_blocks(work / "auto-explain.txt") if not b[1].startswith("SELECT diary.pull")]
     if blocks:
         main_block = max(blocks, key=lambda b: b[0])

@@ -12,11 +12,6 @@ public struct Credentials: Sendable, Equatable {
 
     static func file(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("credentials") }
 
-    /// Whether this device has credentials (without reading them).
-    public static func exist(_ paths: DiaryPaths) -> Bool {
-        FileManager.default.fileExists(atPath: file(paths).path)
-    }
-
     /// Reads the credentials; nil when there are none.
     public static func load(_ paths: DiaryPaths) throws -> Credentials? {
         let path = file(paths).path

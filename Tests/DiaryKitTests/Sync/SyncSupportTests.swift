@@ -59,6 +59,6 @@ struct SyncSupportTests {
         chmod(file, 0o640)
         #expect(throws: SyncError.credentialsExposed(file)) { try Credentials.load(paths) }
         #expect(Credentials.remove(paths))
-        #expect(!Credentials.exist(paths))
+        #expect(try Credentials.load(paths) == nil)
     }
 }
