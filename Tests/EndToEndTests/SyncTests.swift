@@ -249,6 +249,26 @@ struct SyncTests {
         #expect(order == "\(long),\(short)")
     }
 
+    @Test("persona and language set on one device follow the person to the others (F-019)")
+    func settingsFollowThePerson() throws {
+        let a = try device(), b = try device()
+        b.language = "zh_TW.UTF-8"
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        #expect(try server.login(b).status == 0)
+        #expect(try a.run("diary-sync", ["set", "persona", "fun"]).status == 0)
+        #expect(try a.run("diary-sync", ["set", "language", "en"]).status == 0)
+        let bogus = try a.run("diary-sync", ["set", "persona", "nobody"])
+        #expect(bogus.status == 64)
+        #expect(try b.run("diary-sync", ["status", "--readable"]).stdout.contains("等待同步"))
+        _ = try sync(a)
+        _ = try sync(b)
+        let settings = try b.run("diary-sync", ["set", "--json"]).lines
+        #expect(settings.first { $0["key"] as? String == "persona" }?["value"] as? String == "fun")
+        #expect(try b.run("diary-sync", ["status", "--readable"]).stdout.contains("Waiting"), "B now speaks English")
+        #expect(try b.run("diary-sync", ["status", "--readable", "--lang", "zh-Hant"]).stdout.contains("等待同步"), "--lang still wins")
+    }
+
     @Test("offline, refused credentials and an uninitialised server: clear words, right status, nothing lost")
     func failures() throws {
         let a = try device()

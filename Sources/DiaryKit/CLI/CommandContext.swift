@@ -36,6 +36,8 @@ struct CommandContext {
     let verbose: Bool
     let stdinIsTerminal: Bool
     let stdoutIsTerminal: Bool
+    /// The diary, opened once here when it already exists: its synced language counts.
+    private let existingStore: DiaryStore?
 
     init(_ options: GlobalOptions, forceText: Bool = false) throws {
         environment = ProcessInfo.processInfo.environment
@@ -48,12 +50,15 @@ struct CommandContext {
             throw InputError.usage(.badOption(detail: "--lang \(flag) (zh-Hant, en)"))
         }
         config = try Config.load(from: paths.configFile)
-        language = Language.resolve(flag: options.lang, config: config.language, environment: environment)
+        // A diary that cannot be opened is left for the command itself to report.
+        existingStore = FileManager.default.fileExists(atPath: paths.database.path) ? try? DiaryStore.open(paths) : nil
+        language = Language.resolve(flag: options.lang, setting: (try? existingStore?.setting(Language.settingKey)) ?? nil,
+                                    config: config.language, environment: environment)
         if options.json { json = true } else if options.readable || forceText { json = false } else { json = !stdoutIsTerminal }
     }
 
     /// Opens the diary.
-    func openStore() throws -> DiaryStore { try DiaryStore.open(paths) }
+    func openStore() throws -> DiaryStore { try existingStore ?? DiaryStore.open(paths) }
 
     /// A line for people, on stderr (unless `--quiet`).
     func say(_ phrase: Phrase) {
@@ -95,7 +100,7 @@ extension DiaryCommand {
             context = try CommandContext(global, forceText: forcesText)
         } catch {
             // No usable context (bad --lang or config): speak the language the flag or locale asks for.
-            let language = Language.resolve(flag: global.lang, config: nil, environment: ProcessInfo.processInfo.environment)
+            let language = Language.resolve(flag: global.lang, setting: nil, config: nil, environment: ProcessInfo.processInfo.environment)
             throw ExitCode(ExitStatus.report(error, language: language))
         }
         do {

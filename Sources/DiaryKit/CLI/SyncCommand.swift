@@ -11,7 +11,7 @@ public struct SyncCommand: AsyncParsableCommand {
             then takes what other devices sent (pull), then media. With no subcommand, diary-sync syncs \
             once. Offline, nothing is lost: the queue waits (exit 75) and the next sync sends it.
             """,
-        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self,
+        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self,
                       LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
@@ -166,6 +166,52 @@ struct SyncStatusCommand: DiaryCommand {
         }
         for letter in state.deadLetters {
             try Output.line(Phrase.deadLetterLine(table: letter.table, row: letter.rowId, error: letter.error).text(context.language))
+        }
+    }
+}
+
+/// `diary-sync set`: the settings that follow the person to every device (F-019).
+struct SetCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Show or change the settings that sync to every device: persona, language.",
+        discussion: """
+            With no argument, prints both. `diary-sync set persona fun` makes 阿樂 the companion on \
+            every device (a --persona flag still wins for one call); `diary-sync set language en` \
+            makes every device speak English unless --lang says otherwise. Stored here first and \
+            sent with the next sync.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("persona or language.", valueName: "key"))
+    var key: String?
+
+    @Argument(help: ArgumentHelp("warm, clear, fun or empath; zh-Hant or en.", valueName: "value"))
+    var value: String?
+
+    init() {}
+
+    mutating func run() async throws { try await perform() }
+
+    func execute(_ context: CommandContext) async throws {
+        let store = try context.openStore()
+        let keys = ["persona", Language.settingKey]
+        if let key {
+            guard keys.contains(key) else { throw InputError.usage(.badOption(detail: "\(key) (persona, language)")) }
+            if let value {
+                let valid = key == "persona" ? Persona.named(value)?.id : Language(tag: value)?.rawValue
+                guard let valid else { throw InputError.usage(.badOption(detail: "\(key) \(value)")) }
+                try store.setSetting(key, valid)
+            }
+        }
+        for name in key.map({ [$0] }) ?? keys {
+            let current = try store.setting(name)
+            if context.json {
+                try Output.json(.object([("kind", .string("setting")), ("key", .string(name)), ("value", .optional(current))]))
+            } else {
+                try Output.line("\(name) = \(current ?? "-")")
+            }
         }
     }
 }

@@ -13,10 +13,15 @@ public enum Language: String, Sendable, CaseIterable {
         else { return nil }
     }
 
-    /// `--lang` first, then the config file, then the locale variables; zh-Hant by default.
-    public static func resolve(flag: String?, config: String?, environment: [String: String]) -> Language {
-        if let flag, let language = Language(tag: flag) { return language }
-        if let config, let language = Language(tag: config) { return language }
+    /// The synced setting that holds the person's language on every device (F-019).
+    public static let settingKey = "language"
+
+    /// `--lang`, else the synced setting, else the config's `language`, else the locale
+    /// variables; zh-Hant by default.
+    public static func resolve(flag: String?, setting: String?, config: String?, environment: [String: String]) -> Language {
+        for choice in [flag, setting, config].compactMap({ $0 }) {
+            if let language = Language(tag: choice) { return language }
+        }
         // POSIX precedence: LC_ALL overrides LC_MESSAGES, which overrides LANG.
         for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
             if let value = environment[name], !value.isEmpty {

@@ -31,12 +31,14 @@ import Testing
 
 @Suite struct LanguageTests {
     @Test func flagThenConfigThenLocaleThenDefault() {
-        #expect(Language.resolve(flag: "en", config: "zh-Hant", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
-        #expect(Language.resolve(flag: nil, config: "en", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
-        #expect(Language.resolve(flag: nil, config: nil, environment: ["LANG": "en_GB.UTF-8"]) == .en)
-        #expect(Language.resolve(flag: nil, config: nil, environment: ["LC_ALL": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"]) == .zhHant)
-        #expect(Language.resolve(flag: nil, config: nil, environment: ["LANG": "C.UTF-8"]) == .zhHant)
-        #expect(Language.resolve(flag: nil, config: nil, environment: [:]) == .zhHant)
+        #expect(Language.resolve(flag: "en", setting: "zh-Hant", config: "zh-Hant", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, setting: nil, config: "en", environment: ["LANG": "zh_TW.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, setting: "en", config: "zh-Hant", environment: ["LANG": "zh_TW.UTF-8"]) == .en,
+                "the synced setting comes before this device's config, like the persona")
+        #expect(Language.resolve(flag: nil, setting: nil, config: nil, environment: ["LANG": "en_GB.UTF-8"]) == .en)
+        #expect(Language.resolve(flag: nil, setting: nil, config: nil, environment: ["LC_ALL": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"]) == .zhHant)
+        #expect(Language.resolve(flag: nil, setting: nil, config: nil, environment: ["LANG": "C.UTF-8"]) == .zhHant)
+        #expect(Language.resolve(flag: nil, setting: nil, config: nil, environment: [:]) == .zhHant)
     }
 }
 
