@@ -42,7 +42,7 @@ extension CommandContext {
         guard let answer = askOnTerminal(Phrase.consentQuestion(provider: pending.map(\.name).joined(separator: ", "), host: host).text(language)) else {
             throw CompanionError.consentNeeded(provider: first.name)
         }
-        guard ["y", "yes", "是", "好"].contains(answer.lowercased()) else {
+        guard Self.isYes(answer) else {
             say(.consentDeclined)
             let offline = providers.filter { !$0.isRemote }
             return offline.isEmpty ? [OfflineCompanion(environment: environment)] : offline
@@ -52,6 +52,9 @@ extension CommandContext {
         }
         return providers
     }
+
+    /// True for an answer that agrees: y, yes, 是, 好.
+    static func isYes(_ answer: String) -> Bool { ["y", "yes", "是", "好"].contains(answer.lowercased()) }
 
     /// Asks a yes/no question on the terminal: on stdin when it is one, else on the
     /// controlling terminal (a pipeline still has one); nil when there is no terminal.

@@ -38,7 +38,7 @@ struct LoginCommand: DiaryCommand {
             Output.standardError(consent.text(context.language))
             if !acceptConsent {
                 guard let answer = context.askOnTerminal(Phrase.consentAccept.text(context.language)) else { throw SyncError.consentDeclined }
-                guard ["y", "yes", "是", "好"].contains(answer.lowercased()) else { throw SyncError.consentDeclined }
+                guard CommandContext.isYes(answer) else { throw SyncError.consentDeclined }
             }
             credentials.consentVersion = consent.version
         }

@@ -115,10 +115,21 @@ public final class DiaryStore: Sendable {
 
     /// Stamps one change: the next hybrid clock reading, recorded for the device.
     func tick(_ db: Database) throws -> String {
-        let last = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'hlc'")).flatMap(HybridTimestamp.init)
+        let last = try Self.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let next = HybridTimestamp.next(after: last, now: wallClock(), device: deviceId)
-        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").execute(arguments: [next.description])
+        try Self.setSyncState(db, "hlc", next.description)
         return next.description
+    }
+
+    /// Reads one value of this device's sync bookkeeping.
+    static func syncState(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
+    }
+
+    /// Writes one value of this device's sync bookkeeping.
+    static func setSyncState(_ db: Database, _ key: String, _ value: String) throws {
+        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            .execute(arguments: [key, value])
     }
 
     /// Queues a row for sync in the transaction that changed it; a newer change to the same

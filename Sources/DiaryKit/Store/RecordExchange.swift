@@ -429,11 +429,8 @@ private struct Merge {
                 """).execute(arguments: [tagId])
         }
         guard let newest else { return }
-        let current = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'hlc'")).flatMap(HybridTimestamp.init)
+        let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)
-        if current.map({ $0 < advanced }) ?? true {
-            try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('hlc', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-                .execute(arguments: [advanced.description])
-        }
+        if current.map({ $0 < advanced }) ?? true { try DiaryStore.setSyncState(db, "hlc", advanced.description) }
     }
 }

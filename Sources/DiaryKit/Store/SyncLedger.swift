@@ -76,18 +76,12 @@ extension DiaryStore {
         }
     }
 
-    /// Outbox rows that carry nothing the server keeps (tag rows: tags travel by name with
-    /// their links) or whose entry is gone; dropped before a push.
-    func dropUnsyncableOutboxRows() throws {
-        try write { db in
-            try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = 'tag'").execute()
-        }
-    }
-
     /// Records the server's answers in one transaction: accepted changes leave the queue
     /// (their entries are now known to the server), refused ones become dead letters.
     func settle(accepted: [OutgoingChange], refused: [(OutgoingChange, String)], userId: String, now: Date = Date()) throws {
         try write { db in
+            // Tag rows carry nothing the server keeps (tags travel by name with their links).
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = 'tag'").execute()
             for change in accepted {
                 try Self.deleteOutbox(db, seqs: change.outboxSeqs)
                 guard let entryId = change.entryId else { continue }
@@ -320,14 +314,6 @@ extension DiaryStore {
 
     private static func jsonList(_ seqs: [Int64]) -> String { JSON.array(seqs.map(JSON.int)).serialized }
 
-    private static func syncState(_ db: Database, _ key: String) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
-    }
-
-    private static func setSyncState(_ db: Database, _ key: String, _ value: String) throws {
-        try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            .execute(arguments: [key, value])
-    }
 }
 
 extension SettingRecord {

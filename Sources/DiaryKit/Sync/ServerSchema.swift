@@ -281,6 +281,21 @@ enum ServerSchema {
     -- Functions. All set search_path (pg_temp last, so nobody's temporary table can stand in
     -- for ours) and schema-qualify every table anyway.
 
+    -- The person this login acts for; a login without a diary account may do nothing.
+    CREATE OR REPLACE FUNCTION diary.account_id() RETURNS uuid
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := auth.uid();
+    BEGIN
+        IF uid IS NULL THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
+        RETURN uid;
+    END
+    $fn$;
+
     -- Checks that a pushed record has the shape the server relies on (raising 22023 with the
     -- reason otherwise) and returns the newest wall-clock time (ms) among all its clocks.
     CREATE OR REPLACE FUNCTION diary.record_clock_ms(rec jsonb) RETURNS bigint
@@ -546,7 +561,7 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         seq bigint;
         start_seq bigint;
         horizon bigint;
@@ -557,9 +572,6 @@ enum ServerSchema {
         changed boolean;
         results jsonb := '[]';
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 20 THEN
             RAISE EXCEPTION 'a push is an array of at most 20 items' USING ERRCODE = '22023';
         END IF;
@@ -631,7 +643,7 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         page_size int := least(greatest(coalesce(max_rows, 1000), 1), 1000);
         cursor_seq bigint := coalesce(after, 0);
         items jsonb;
@@ -640,9 +652,6 @@ enum ServerSchema {
         current_seq bigint;
         cfg jsonb;
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT a.server_seq INTO current_seq FROM diary.account a WHERE a.user_id = uid;
 
         -- One row more than the page, to know whether there is more. Each branch walks its
@@ -701,12 +710,9 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         missing int[];
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT coalesce(array_agg(g.n ORDER BY g.n), '{}') INTO missing
           FROM generate_series(0, total - 1) AS g(n)
          WHERE NOT EXISTS (SELECT 1 FROM diary.media_chunk c WHERE c.user_id = uid AND c.sha256 = sha AND c.n = g.n);
@@ -720,13 +726,10 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         present bigint;
         total bigint;
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT count(*), coalesce(sum(octet_length(c.bytes)), 0) INTO present, total
           FROM diary.media_chunk c
          WHERE c.user_id = uid AND c.sha256 = sha AND c.n BETWEEN 0 AND finish_media.chunks - 1;
@@ -746,12 +749,9 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         present text[];
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT coalesce(array_agg(o.sha256 ORDER BY o.sha256), '{}') INTO present
           FROM diary.media_object o WHERE o.user_id = uid AND o.sha256 = ANY (shas);
         RETURN present;
@@ -793,12 +793,9 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         seq bigint;
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT a.server_seq INTO seq FROM diary.account a WHERE a.user_id = uid;
         RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0));
     END
@@ -812,15 +809,12 @@ enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.account_id();
         login_role text;
         t text;
         n bigint;
         removed bigint := 0;
     BEGIN
-        IF uid IS NULL THEN
-            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
-        END IF;
         SELECT a.role_name INTO login_role FROM diary.account a WHERE a.user_id = uid;
         FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
                                  'conflict', 'push_receipt'] LOOP
@@ -848,7 +842,7 @@ enum ServerSchema {
     -- add_user is for the operator only.
     REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM PUBLIC, diary_user;
     GRANT EXECUTE ON FUNCTION
-        diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
+        diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
         diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
         diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
         diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint)

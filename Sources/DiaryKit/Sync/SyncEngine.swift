@@ -88,7 +88,6 @@ struct SyncEngine: Sendable {
     // MARK: Push
 
     private func push(_ server: ServerConnection, dueOnly: Bool, into report: inout SyncReport) async throws {
-        try store.dropUnsyncableOutboxRows()
         while true {
             let changes = try store.outgoingChanges(limit: Self.batchLimit, byteCap: Self.batchBytes, dueOnly: dueOnly)
             if changes.isEmpty { return }
