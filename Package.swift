@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Five small commands over one shared module. The capabilities that bring heavy
+// dependencies (the companion's network client, archives, sync) and the command-line glue
+// are targets of their own in folders under Sources/DiaryKit, so each executable links only
+// what it uses and the compiler keeps dependencies pointing one way:
+// commands → command-line glue → capabilities → DiaryKit. docs/ARCHITECTURE.md draws it.
 let package = Package(
     name: "InnerBloomDiary",
     platforms: [.macOS(.v13)],
@@ -10,7 +15,9 @@ let package = Package(
         .executable(name: "diary-save", targets: ["diary-save"]),
         .executable(name: "diary-find", targets: ["diary-find"]),
         .executable(name: "diary-sync", targets: ["diary-sync"]),
+        // For the benchmark package beside it (bench/), which fills diaries through the store.
         .library(name: "DiaryKit", targets: ["DiaryKit"]),
+        .library(name: "CompanionClient", targets: ["CompanionClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
@@ -24,32 +31,78 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        // libarchive from the system (Debian: libarchive-dev); only DiaryKit/Archive imports it.
+        // The shared module every command imports: the SQLite store, search, media intake,
+        // settings, personas and the offline companion, the words people read. No network,
+        // no crypto library, no archive library, no ArgumentParser.
+        .target(
+            name: "DiaryKit",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            exclude: ["CompanionClient", "Archive", "Sync", "CLI"]
+        ),
+        // The companion's network client: OpenAI-compatible providers, the weather service,
+        // choosing and failing over between providers (AsyncHTTPClient).
+        .target(
+            name: "CompanionClient",
+            dependencies: [
+                "DiaryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Sources/DiaryKit/CompanionClient"
+        ),
+        // libarchive from the system (Debian: libarchive-dev); only DiaryArchive imports it.
         .systemLibrary(
             name: "CArchive",
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // Backups, exports, restores and imports as ordinary archives; Day One; the HTML diary.
         .target(
-            name: "DiaryKit",
+            name: "DiaryArchive",
             dependencies: [
-                "CArchive",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "DiaryKit", "CArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Sources/DiaryKit/Archive"
+        ),
+        // Sync through Postgres: the server SQL, the wire format, batching, backoff, media
+        // chunks, accounts and watch (PostgresNIO).
+        .target(
+            name: "DiarySync",
+            dependencies: [
+                "DiaryKit",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/DiaryKit/Sync"
         ),
-        .executableTarget(name: "diary-new", dependencies: ["DiaryKit"]),
-        .executableTarget(name: "diary-chat", dependencies: ["DiaryKit"]),
-        .executableTarget(name: "diary-save", dependencies: ["DiaryKit"]),
-        .executableTarget(name: "diary-find", dependencies: ["DiaryKit"]),
-        .executableTarget(name: "diary-sync", dependencies: ["DiaryKit"]),
+        // Command-line glue every command shares: options, context, output, rendering, exit
+        // statuses, prompts (ArgumentParser). The core never imports it.
+        .target(
+            name: "DiaryCLI",
+            dependencies: [
+                "DiaryKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/DiaryKit/CLI",
+            exclude: ["Find", "Companion", "Sync"]
+        ),
+        // diary-find's command: search and browse, nothing but the local store.
+        .target(name: "FindCLI", dependencies: ["DiaryCLI"], path: "Sources/DiaryKit/CLI/Find"),
+        // diary-new, diary-chat and diary-save: the commands that talk with the companion.
+        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient"], path: "Sources/DiaryKit/CLI/Companion"),
+        // diary-sync's commands: sync, accounts, backups and archives.
+        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "DiarySync", "DiaryArchive"], path: "Sources/DiaryKit/CLI/Sync"),
+        .executableTarget(name: "diary-new", dependencies: ["CompanionCLI"]),
+        .executableTarget(name: "diary-chat", dependencies: ["CompanionCLI"]),
+        .executableTarget(name: "diary-save", dependencies: ["CompanionCLI"]),
+        .executableTarget(name: "diary-find", dependencies: ["FindCLI"]),
+        .executableTarget(name: "diary-sync", dependencies: ["SyncCLI"]),
         // Local stand-ins for the servers tests cannot reach (model provider, weather).
         .target(
             name: "FakeServers",
@@ -60,7 +113,11 @@ let package = Package(
             ],
             path: "Tests/FakeServers"
         ),
-        .testTarget(name: "DiaryKitTests", dependencies: ["DiaryKit", "FakeServers"]),
+        .testTarget(
+            name: "DiaryKitTests",
+            dependencies: ["DiaryKit", "CompanionClient", "DiaryArchive", "DiarySync", "DiaryCLI", "FindCLI",
+                           "CompanionCLI", "SyncCLI", "FakeServers"]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryKit", "FakeServers"]),
     ]
 )

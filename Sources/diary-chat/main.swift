@@ -1,3 +1,4 @@
-import DiaryKit
+import CompanionCLI
+import DiaryCLI
 
 await Launcher.launch(ChatCommand.self)

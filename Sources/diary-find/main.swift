@@ -1,3 +1,4 @@
-import DiaryKit
+import DiaryCLI
+import FindCLI
 
 await Launcher.launch(FindCommand.self)

@@ -1,3 +1,4 @@
-import DiaryKit
+import DiaryCLI
+import SyncCLI
 
 await Launcher.launch(SyncCommand.self)

@@ -1,5 +1,6 @@
+import DiaryKit
 /// Why reading or writing an archive failed.
-public enum ArchiveError: Error, Equatable, Sendable {
+package enum ArchiveError: Error, Equatable, Sendable {
     /// The archive file could not be opened for reading.
     case cannotOpen(path: String)
     /// The archive file could not be created for writing.
@@ -28,7 +29,7 @@ public enum ArchiveError: Error, Equatable, Sendable {
     case mediaCorrupt(path: String)
 
     /// Why a member is refused.
-    public enum UnsafeReason: String, Sendable {
+    package enum UnsafeReason: String, Sendable {
         case absolutePath, parentReference, link, device, duplicate, strangeName, misplacedManifest
     }
 }

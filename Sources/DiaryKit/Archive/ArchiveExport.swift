@@ -1,28 +1,29 @@
 import Crypto
+import DiaryKit
 import Foundation
 
 /// How far a long archive job has got, for a progress line.
-public struct ArchiveProgress: Sendable {
-    public var bytesDone: Int64
-    public var bytesTotal: Int64?
-    public var filesDone: Int
-    public var filesTotal: Int?
+package struct ArchiveProgress: Sendable {
+    package var bytesDone: Int64
+    package var bytesTotal: Int64?
+    package var filesDone: Int
+    package var filesTotal: Int?
 }
 
 /// What an export or backup wrote.
-public struct ExportSummary: Sendable, Equatable {
-    public var entries = 0
-    public var messages = 0
-    public var media = 0
-    public var thumbnails = 0
+package struct ExportSummary: Sendable, Equatable {
+    package var entries = 0
+    package var messages = 0
+    package var media = 0
+    package var thumbnails = 0
     /// Bytes written (after compression).
-    public var archiveBytes: Int64 = 0
+    package var archiveBytes: Int64 = 0
 }
 
 /// Writes diary archives: a backup (everything) or an export (chosen entries).
-public enum ArchiveExport {
+package enum ArchiveExport {
     /// What goes in.
-    public enum Scope: Sendable {
+    package enum Scope: Sendable {
         /// Every entry (drafts and deletions too), settings, usage and kept conflicts.
         case backup
         /// These entries (deleted ones are left out), nothing else.
@@ -30,7 +31,7 @@ public enum ArchiveExport {
     }
 
     /// Streams the archive to `descriptor` (a file or a pipe; not closed).
-    public static func write(store: DiaryStore, scope: Scope, format: ArchiveFormat, to descriptor: Int32,
+    package static func write(store: DiaryStore, scope: Scope, format: ArchiveFormat, to descriptor: Int32,
                              language: Language, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ExportSummary {
         let now = Date()
         var summary = ExportSummary()
@@ -78,7 +79,7 @@ public enum ArchiveExport {
                 usedPagePaths.insert(path)
                 let page = Array(PageMarkdown.render(record, language: language).utf8)
                 let range = try pagesSpool.append(page)
-                pages.append((path, range, LibArchive.hex(SHA256.hash(data: page))))
+                pages.append((path, range, Hex.string(SHA256.hash(data: page))))
             }
         }
         var extrasBytes: [UInt8]?
@@ -87,10 +88,10 @@ public enum ArchiveExport {
         }
 
         var members: [ArchiveManifest.Item] = [
-            .init(path: ArchiveLayout.entries, bytes: entriesSpool.size, sha256: LibArchive.hex(entryHasher.finalize())),
+            .init(path: ArchiveLayout.entries, bytes: entriesSpool.size, sha256: Hex.string(entryHasher.finalize())),
         ]
         if let extrasBytes {
-            members.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: LibArchive.hex(SHA256.hash(data: extrasBytes))))
+            members.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: Hex.string(SHA256.hash(data: extrasBytes))))
         }
         members += pages.map { .init(path: $0.path, bytes: Int64($0.range.count), sha256: $0.sha256) }
         // A media row whose file is not on this device (never downloaded, or lost) still
@@ -160,7 +161,7 @@ final class Spool {
     deinit { close(descriptor) }
 
     @discardableResult
-    func append(_ bytes: [UInt8]) throws -> Range<Int64> {
+    package func append(_ bytes: [UInt8]) throws -> Range<Int64> {
         // Appends move the file offset; the reads below use pread and leave it alone.
         guard bytes.withUnsafeBytes({ FileIO.writeAll(descriptor, $0) }) else {
             throw ArchiveError.writeFailed(String(cString: strerror(errno)))

@@ -1,5 +1,6 @@
+import DiaryKit
 /// The kinds of archive an export can be written as.
-public enum ArchiveFormat: String, CaseIterable, Sendable {
+package enum ArchiveFormat: String, CaseIterable, Sendable {
     case tar
     case tarGz = "tar.gz"
     case tarZst = "tar.zst"
@@ -7,7 +8,7 @@ public enum ArchiveFormat: String, CaseIterable, Sendable {
     case zip
 
     /// The format a file name's extension names (`.tar`, `.tar.gz`/`.tgz`, `.tar.zst`/`.tzst`, `.tar.xz`/`.txz`, `.zip`), ignoring case.
-    public static func from(fileName: String) -> ArchiveFormat? {
+    package static func from(fileName: String) -> ArchiveFormat? {
         let name = fileName.lowercased()
         // Longest suffixes first, so "x.tar.gz" is not taken for a plain ".gz" or ".tar".
         let suffixes: [(String, ArchiveFormat)] = [
@@ -19,7 +20,7 @@ public enum ArchiveFormat: String, CaseIterable, Sendable {
     }
 
     /// A format named on the command line: a raw value (`tar.gz`, `zip`, …) or `tgz`, ignoring case.
-    public init?(name: String) {
+    package init?(name: String) {
         let name = name.lowercased()
         if name == "tgz" {
             self = .tarGz
@@ -31,5 +32,5 @@ public enum ArchiveFormat: String, CaseIterable, Sendable {
     }
 
     /// The usual file name extension, without the dot.
-    public var fileExtension: String { rawValue }
+    package var fileExtension: String { rawValue }
 }

@@ -1,42 +1,43 @@
 import Crypto
+import DiaryKit
 import Foundation
 
 /// How much an archive may hold before it is treated as a decompression bomb.
-public struct ArchiveLimits: Sendable {
+package struct ArchiveLimits: Sendable {
     /// One member (a long video).
-    public var memberBytes: Int64 = 16 << 30
+    package var memberBytes: Int64 = 16 << 30
     /// All members together.
-    public var totalBytes: Int64 = 256 << 30
+    package var totalBytes: Int64 = 256 << 30
     /// A member that is read into memory (entries, settings, a Day One journal).
-    public var recordBytes: Int64 = 1 << 30
-    public var members = 1_000_000
+    package var recordBytes: Int64 = 1 << 30
+    package var members = 1_000_000
     /// Unpacked bytes per packed byte, checked once `ratioFloor` bytes have been unpacked:
     /// photos and videos barely compress, text about tenfold; bombs a thousandfold.
-    public var ratio: Int64 = 100
-    public var ratioFloor: Int64 = 64 << 20
+    package var ratio: Int64 = 100
+    package var ratioFloor: Int64 = 64 << 20
 
-    public init() {}
+    package init() {}
 }
 
 /// What a restore or import did.
-public struct ImportSummary: Sendable, Equatable {
+package struct ImportSummary: Sendable, Equatable {
     /// `backup`, `export` or `dayone`.
-    public var source = ""
-    public var merge = MergeReport()
+    package var source = ""
+    package var merge = MergeReport()
     /// Media and thumbnail files that were not on this device before.
-    public var filesAdded = 0
+    package var filesAdded = 0
 }
 
 /// Reads diary archives (and Day One exports) back into a diary. Everything is read and
 /// checked first, media into a staging folder; only a fully verified archive reaches the
 /// store, in one transaction.
-public enum ArchiveImport {
+package enum ArchiveImport {
     /// `restore` merges everything a backup holds; `import` merges entries only, and also
     /// reads Day One exports.
-    public enum Mode: Sendable { case restore, importEntries }
+    package enum Mode: Sendable { case restore, importEntries }
 
     /// Reads the archive from `descriptor` (a file or stdin; not closed) into the store.
-    public static func run(store: DiaryStore, from descriptor: Int32, mode: Mode, limits: ArchiveLimits = ArchiveLimits(),
+    package static func run(store: DiaryStore, from descriptor: Int32, mode: Mode, limits: ArchiveLimits = ArchiveLimits(),
                            totalBytes: Int64? = nil, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ImportSummary {
         removeStaleStaging(in: store.paths.home)
         let staging = try makeStaging(in: store.paths.home)
@@ -164,8 +165,8 @@ public enum ArchiveImport {
 
 /// A member written to the staging folder, with its digests.
 struct StagedFile {
-    var url: URL
-    var bytes: Int64
+    package var url: URL
+    package var bytes: Int64
     var sha256: String
     var md5: String
 }
@@ -279,7 +280,7 @@ private struct Unpacked {
                 }
                 progress?(ArchiveProgress(bytesDone: reader.compressedBytesRead, bytesTotal: totalBytes, filesDone: count, filesTotal: nil))
             }
-            let digest = LibArchive.hex(sha.finalize())
+            let digest = Hex.string(sha.finalize())
             switch kind {
             case .manifest:
                 guard let json = JSON.parse(Data(text)), case .object = json else {
@@ -308,7 +309,7 @@ private struct Unpacked {
             case let .file(named):
                 if let named, named != digest { throw ArchiveError.manifestMismatch(path: path) }
                 unpacked.files[path] = StagedFile(url: stagedURL, bytes: bytes, sha256: digest,
-                                                  md5: unpacked.manifest == nil ? LibArchive.hex(md5.finalize()) : "")
+                                                  md5: unpacked.manifest == nil ? Hex.string(md5.finalize()) : "")
             default:
                 break
             }

@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// Where things sit inside a diary archive (format version 1), and its manifest.
@@ -10,13 +11,13 @@ import Foundation
 /// media/<sha256>.<ext>     photos, videos, voice memos
 /// thumbs/<sha256>.jpg      thumbnails
 /// ```
-public enum ArchiveLayout {
+package enum ArchiveLayout {
     /// The version this build writes and the newest it reads.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     /// The name in `manifest.json`'s `format` field.
-    public static let formatName = "innerbloom-diary"
-    static let manifest = "manifest.json"
-    static let entries = "entries.jsonl"
+    package static let formatName = "innerbloom-diary"
+    package static let manifest = "manifest.json"
+    package static let entries = "entries.jsonl"
     static let extras = "diary.jsonl"
 
     static func mediaPath(_ item: MediaItem) -> String { "media/\(item.sha256).\(item.fileExtension)" }
@@ -70,8 +71,8 @@ struct ArchiveManifest: Equatable {
     }
 
     /// `backup` (the whole diary) or `export` (a selection).
-    var scope: String
-    var version: Int
+    package var scope: String
+    package var version: Int
     var tool: String
     var createdAt: Date
     var counts: [(String, Int)]
@@ -82,7 +83,7 @@ struct ArchiveManifest: Equatable {
             && lhs.counts.map(\.0) == rhs.counts.map(\.0) && lhs.counts.map(\.1) == rhs.counts.map(\.1)
     }
 
-    var json: JSON {
+    package var json: JSON {
         .object([
             ("format", .string(ArchiveLayout.formatName)),
             ("version", .int(Int64(version))),
@@ -132,5 +133,5 @@ struct ArchiveManifest: Equatable {
         self.members = members
     }
 
-    func count(_ name: String) -> Int? { counts.first { $0.0 == name }?.1 }
+    package func count(_ name: String) -> Int? { counts.first { $0.0 == name }?.1 }
 }

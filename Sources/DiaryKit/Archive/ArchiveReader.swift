@@ -1,4 +1,5 @@
 import CArchive
+import DiaryKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,19 +7,19 @@ import Darwin
 #endif
 
 /// Reads an archive member by member from a file descriptor (a file, or stdin), whatever its format and compression.
-public final class ArchiveReader {
+package final class ArchiveReader {
     /// One member's header.
-    public struct Member: Sendable, Equatable {
-        public var path: String
-        public var type: MemberType
+    package struct Member: Sendable, Equatable {
+        package var path: String
+        package var type: MemberType
         /// The size of its data, if the archive says before the data (a streamed zip may not).
-        public var size: Int64?
+        package var size: Int64?
         /// Where a symbolic or hard link points.
-        public var linkTarget: String?
+        package var linkTarget: String?
     }
 
     /// What kind of file a member is.
-    public enum MemberType: Sendable, Equatable {
+    package enum MemberType: Sendable, Equatable {
         case regular, directory, symbolicLink, hardLink, characterDevice, blockDevice, fifo, socket, other
     }
 
@@ -26,22 +27,22 @@ public final class ArchiveReader {
     static let blockSize = 1 << 20
 
     /// Bytes consumed from the input so far (compressed, as stored).
-    public var compressedBytesRead: Int64 { archive_filter_bytes(archive, -1) }
+    package var compressedBytesRead: Int64 { archive_filter_bytes(archive, -1) }
 
     /// Member data bytes handed out by `read(into:)` so far (uncompressed).
-    public private(set) var uncompressedBytesRead: Int64 = 0
+    package private(set) var uncompressedBytesRead: Int64 = 0
 
     private let archive: OpaquePointer
     private let descriptor: Int32
     private let closesDescriptor: Bool
 
     /// Reads from an already open descriptor, which may be a pipe; it is left open.
-    public convenience init(fileDescriptor: Int32) throws(ArchiveError) {
+    package convenience init(fileDescriptor: Int32) throws(ArchiveError) {
         self.init(archive: try Self.makeArchive(fileDescriptor), descriptor: fileDescriptor, closesDescriptor: false)
     }
 
     /// Reads the archive file at `path`.
-    public convenience init(path: String) throws(ArchiveError) {
+    package convenience init(path: String) throws(ArchiveError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotOpen(path: path) }
         let archive: OpaquePointer
@@ -66,7 +67,7 @@ public final class ArchiveReader {
     }
 
     /// The next member's header, or nil after the last one.
-    public func next() throws(ArchiveError) -> Member? {
+    package func next() throws(ArchiveError) -> Member? {
         try LibArchive.inUTF8 { () throws(ArchiveError) -> Member? in
             var entry: OpaquePointer?
             let status = archive_read_next_header(archive, &entry)
@@ -80,7 +81,7 @@ public final class ArchiveReader {
     }
 
     /// Fills `buffer` with the current member's next data bytes; returns how many, 0 at the end of the member.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         // An empty buffer would read 0 bytes, which means "end of member".
         precondition(buffer.count > 0, "ArchiveReader.read needs room for at least one byte")
         let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
@@ -90,7 +91,7 @@ public final class ArchiveReader {
     }
 
     /// Passes over the rest of the current member's data.
-    public func skip() throws(ArchiveError) {
+    package func skip() throws(ArchiveError) {
         guard archive_read_data_skip(archive) == ARCHIVE_OK else {
             throw .corrupt(LibArchive.message(archive, "unreadable member data"))
         }

@@ -1,4 +1,5 @@
 import Crypto
+import DiaryKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,7 @@ import Darwin
 /// changes nothing. Our export is the inverse: what it writes imports back to the same
 /// titles, pages, tags, times (to the second, Day One's precision), zones, places, weather
 /// and media bytes; the conversation, notes and analysis have no place in Day One's format.
-enum DayOne {
+package enum DayOne {
     /// A journal file at the top of the zip.
     static func isJournal(_ path: String) -> Bool { !path.contains("/") && path.lowercased().hasSuffix(".json") }
     /// A photo, video or audio file of the export.
@@ -35,7 +36,7 @@ enum DayOne {
     }
 
     /// The device every imported row is stamped with: its clock is Day One's modification time.
-    static let device = "dayone"
+    package static let device = "dayone"
     /// The journal's member name when our own export writes one.
     static let journalName = "Journal.json"
 
@@ -71,7 +72,7 @@ enum DayOne {
             var bytes = Array(SHA256.hash(data: Array("dayone:\(raw)".utf8)).prefix(16))
             bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8: a custom, name-derived UUID
             bytes[8] = (bytes[8] & 0x3f) | 0x80
-            hex = LibArchive.hex(bytes)
+            hex = Hex.string(bytes)
         }
         let digits = Array(hex)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
@@ -111,7 +112,7 @@ enum DayOne {
     static func dayOneType(_ fileExtension: String) -> String { fileExtension == "jpg" ? "jpeg" : fileExtension }
 
     /// The export folder of a kind of attachment.
-    static func folder(_ kind: MediaKind) -> String {
+    package static func folder(_ kind: MediaKind) -> String {
         switch kind {
         case .photo: return "photos"
         case .video: return "videos"
@@ -125,7 +126,7 @@ enum DayOne {
     /// it as one). References to attachments (`![](dayone-moment://…)`) are taken out, with
     /// the blank lines they leave, and Markdown's backslash escapes, which Day One writes
     /// generously (`Hello\.`), are undone.
-    static func page(from text: String) -> (title: String?, summary: String?) {
+    package static func page(from text: String) -> (title: String?, summary: String?) {
         var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
             .map { line -> (text: Substring, wasReference: Bool) in
                 guard line.contains("dayone-moment:") else { return (line, false) }
@@ -157,7 +158,7 @@ enum DayOne {
 
     /// Day One's Markdown for a page: `# title`, a blank line, the page, then a reference
     /// per attachment. `page(from:)` reads it back to the same title and page.
-    static func text(title: String?, summary: String?, references: [String]) -> String {
+    package static func text(title: String?, summary: String?, references: [String]) -> String {
         var out = ""
         let oneLine = title.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces) }
         if let oneLine, !oneLine.isEmpty {
@@ -231,7 +232,7 @@ enum DayOne {
     /// `photos/`, `videos/` or `audios/` named by its MD5. Returns how many entries it wrote.
     /// Attachments whose file is missing are left out of the journal too.
     @discardableResult
-    static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws -> Int {
+    package static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws -> Int {
         let now = Date()
         let live = records.filter { $0.clock.deletedAt == nil }
         var digests: [String: String?] = [:]
@@ -338,7 +339,7 @@ enum DayOne {
             if got == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
         }
-        return LibArchive.hex(hasher.finalize())
+        return Hex.string(hasher.finalize())
     }
 }
 

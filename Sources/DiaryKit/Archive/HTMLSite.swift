@@ -1,13 +1,14 @@
+import DiaryKit
 import Foundation
 
 /// What an HTML export wrote.
-public struct SiteSummary: Sendable, Equatable {
+package struct SiteSummary: Sendable, Equatable {
     /// Entry pages written (one per live entry; the index and the tag pages are not counted).
-    public var pages: Int
+    package var pages: Int
     /// Media files and thumbnails copied into the site.
-    public var mediaFiles: Int
+    package var mediaFiles: Int
 
-    public init(pages: Int, mediaFiles: Int) {
+    package init(pages: Int, mediaFiles: Int) {
         self.pages = pages
         self.mediaFiles = mediaFiles
     }
@@ -23,11 +24,11 @@ public struct SiteSummary: Sendable, Equatable {
 /// media/<sha256>.<ext>           the photos, videos and voice memos shown (copies)
 /// thumbs/<sha256>.jpg            their thumbnails (copies)
 /// ```
-enum HTMLSite {
+package enum HTMLSite {
     /// Writes index.html, one page per entry under entries/, and the media and thumbnails
     /// they show under media/ and thumbs/ (copied, not linked), into `folder` (created if
     /// needed; must be empty or absent — else throw ArchiveError.cannotCreate(path:)).
-    static func write(records: [EntryRecord], paths: DiaryPaths, to folder: URL, language: Language, now: Date) throws -> SiteSummary {
+    package static func write(records: [EntryRecord], paths: DiaryPaths, to folder: URL, language: Language, now: Date) throws -> SiteSummary {
         try prepare(folder)
         let entries = records.filter { $0.clock.deletedAt == nil }.sorted { lhs, rhs in
             lhs.occurredAt != rhs.occurredAt ? lhs.occurredAt > rhs.occurredAt : lhs.id > rhs.id

@@ -1,4 +1,5 @@
 import CArchive
+import DiaryKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,19 +25,8 @@ enum LibArchive {
     }
 
     /// libarchive's description of the last error on `archive`, or `fallback` when it gave none.
-    static func message(_ archive: OpaquePointer?, _ fallback: String) -> String {
+    package static func message(_ archive: OpaquePointer?, _ fallback: String) -> String {
         guard let text = archive_error_string(archive) else { return fallback }
         return String(cString: text)
-    }
-
-    /// Bytes as lowercase hex digits.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// One entry as a Markdown page a person can read without this tool: title, date, place,

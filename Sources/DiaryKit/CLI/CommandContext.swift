@@ -1,41 +1,42 @@
 import ArgumentParser
+import DiaryKit
 import Foundation
 
 /// Options every command takes.
-public struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The diary folder (default: $DIARY_HOME, else $XDG_DATA_HOME/diary).", valueName: "dir"))
     var home: String?
 
     @Option(name: .long, help: ArgumentHelp("Language of messages and replies: zh-Hant or en.", valueName: "lang"))
-    var lang: String?
+    package var lang: String?
 
     @Flag(name: .long, help: "Print JSON Lines, even on a terminal.")
-    var json = false
+    package var json = false
 
     @Flag(name: .long, help: "Print readable text, even when piped.")
-    var readable = false
+    package var readable = false
 
     @Flag(name: [.short, .long], help: "Say nothing on stderr but errors.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .long, help: "Tell on stderr what is asked of the model and weather services (never a key).")
-    var verbose = false
+    package var verbose = false
 
-    public init() {}
+    package init() {}
 }
 
 /// Everything a command needs from its surroundings: where the diary is, the config, the
 /// language, and whether it talks to a terminal or a pipe.
-struct CommandContext {
-    let environment: [String: String]
-    let paths: DiaryPaths
-    let config: Config
-    let language: Language
-    let json: Bool
-    let quiet: Bool
-    let verbose: Bool
-    let stdinIsTerminal: Bool
-    let stdoutIsTerminal: Bool
+package struct CommandContext {
+    package let environment: [String: String]
+    package let paths: DiaryPaths
+    package let config: Config
+    package let language: Language
+    package let json: Bool
+    package let quiet: Bool
+    package let verbose: Bool
+    package let stdinIsTerminal: Bool
+    package let stdoutIsTerminal: Bool
     /// The diary, opened once here when it already exists: its synced language counts.
     private let existingStore: DiaryStore?
 
@@ -58,21 +59,21 @@ struct CommandContext {
     }
 
     /// Opens the diary.
-    func openStore() throws -> DiaryStore { try existingStore ?? DiaryStore.open(paths) }
+    package func openStore() throws -> DiaryStore { try existingStore ?? DiaryStore.open(paths) }
 
     /// A line for people, on stderr (unless `--quiet`).
-    func say(_ phrase: Phrase) {
+    package func say(_ phrase: Phrase) {
         guard !quiet else { return }
         Output.standardError(phrase.text(language))
     }
 
     /// The media size limits from the config.
-    var mediaLimits: MediaLimits {
+    package var mediaLimits: MediaLimits {
         MediaLimits(photoBytes: config.photoLimitBytes, videoBytes: config.videoLimitBytes, audioBytes: config.audioLimitBytes)
     }
 
     /// Which companion speaks for an entry, telling the person if a stored choice was unusable.
-    func persona(flag: String?, entryPersona: String?, store: DiaryStore) throws -> Persona {
+    package func persona(flag: String?, entryPersona: String?, store: DiaryStore) throws -> Persona {
         let choice = try PersonaChoice.resolve(flag: flag, entryPersona: entryPersona,
                                                setting: try store.setting("persona"), config: config.persona)
         if let notice = choice.notice { say(notice) }
@@ -82,7 +83,7 @@ struct CommandContext {
 
 /// A command in this toolkit: it runs in a context, and its failures become a sentence on
 /// stderr and a sysexits status.
-protocol DiaryCommand: AsyncParsableCommand {
+package protocol DiaryCommand: AsyncParsableCommand {
     var global: GlobalOptions { get }
     /// True when `--text` was given on commands that have it.
     var forcesText: Bool { get }
@@ -90,10 +91,13 @@ protocol DiaryCommand: AsyncParsableCommand {
 }
 
 extension DiaryCommand {
-    var forcesText: Bool { false }
+    package var forcesText: Bool { false }
+
+    /// Every command runs the same way: `execute` in a fresh context.
+    package mutating func run() async throws { try await perform() }
 
     /// Runs `execute` in a fresh context, turning failures into a sentence and a status.
-    func perform() async throws {
+    package func perform() async throws {
         signal(SIGPIPE, SIG_IGN)
         let context: CommandContext
         do {
@@ -101,14 +105,14 @@ extension DiaryCommand {
         } catch {
             // No usable context (bad --lang or config): speak the language the flag or locale asks for.
             let language = Language.resolve(flag: global.lang, setting: nil, config: nil, environment: ProcessInfo.processInfo.environment)
-            throw ExitCode(ExitStatus.report(error, language: language))
+            throw ExitCode(ErrorReport.report(error, language: language))
         }
         do {
             try await execute(context)
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw ExitCode(ExitStatus.report(error, language: context.language))
+            throw ExitCode(ErrorReport.report(error, language: context.language))
         }
     }
 }

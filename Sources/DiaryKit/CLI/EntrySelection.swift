@@ -1,18 +1,19 @@
+import DiaryKit
 import Foundation
 
 /// Which entries a command works on: an id argument (a unique prefix is enough), else the
 /// JSON Lines on stdin (`entry_id`, else `id`, or a bare id per line), else the most recent
 /// open draft.
-enum EntrySelection {
+package enum EntrySelection {
     /// Entry ids named on stdin, in order, each once. Reads nothing from a terminal.
-    static func idsFromStandardInput(isTerminal: Bool) throws -> [String] {
+    package static func idsFromStandardInput(isTerminal: Bool) throws -> [String] {
         guard !isTerminal else { return [] }
         let data = FileHandle.standardInput.readDataToEndOfFile()
         return try ids(fromLines: data)
     }
 
     /// Parses JSON Lines (or bare ids); every line is checked before anything is used.
-    static func ids(fromLines data: Data) throws -> [String] {
+    package static func ids(fromLines data: Data) throws -> [String] {
         guard let text = String(data: data, encoding: .utf8) else { throw InputError.notUTF8 }
         var ids: [String] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -37,7 +38,7 @@ enum EntrySelection {
     }
 
     /// The entries to work on, resolved to full ids.
-    static func resolve(argument: String?, context: CommandContext, store: DiaryStore,
+    package static func resolve(argument: String?, context: CommandContext, store: DiaryStore,
                         fallback: [EntryStatus]) throws -> [String] {
         if let argument { return [try store.resolve(reference: argument)] }
         let fromStdin = try idsFromStandardInput(isTerminal: context.stdinIsTerminal)

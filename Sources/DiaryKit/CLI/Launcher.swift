@@ -1,12 +1,13 @@
 import ArgumentParser
+import DiaryKit
 import Foundation
 
 /// The entry point of every `diary-*` executable.
-public enum Launcher {
+package enum Launcher {
     /// Parses the arguments, runs the command and exits with its status. ArgumentParser's
     /// own `main()` refuses async commands on Linux without an availability annotation,
     /// so the entry points come through here.
-    public static func launch<Command: AsyncParsableCommand>(_ type: Command.Type) async -> Never {
+    package static func launch<Command: AsyncParsableCommand>(_ type: Command.Type) async -> Never {
         do {
             var command = try Command.parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -1,30 +1,31 @@
+import DiaryKit
 import Foundation
 
 /// Writing to stdout and stderr the Unix way: a reader that went away (broken pipe) ends
 /// the program quietly with success; any other failed write is an I/O error.
-enum Output {
+package enum Output {
     /// Writes one line of data to stdout.
-    static func line(_ text: String) throws {
+    package static func line(_ text: String) throws {
         try write(text + "\n", to: STDOUT_FILENO)
     }
 
     /// Writes one JSON Lines object to stdout.
-    static func json(_ value: JSON) throws {
+    package static func json(_ value: JSON) throws {
         try line(value.serialized)
     }
 
     /// Writes text to stdout without a newline (prompts, streamed replies).
-    static func fragment(_ text: String) throws {
+    package static func fragment(_ text: String) throws {
         try write(text, to: STDOUT_FILENO)
     }
 
     /// Writes text for people to stderr without a newline (a question, a waiting line).
-    static func standardErrorFragment(_ text: String) throws {
+    package static func standardErrorFragment(_ text: String) throws {
         try write(text, to: STDERR_FILENO)
     }
 
     /// Writes a line for people to stderr; failures here have nowhere to be reported.
-    static func standardError(_ text: String) {
+    package static func standardError(_ text: String) {
         try? write(text + "\n", to: STDERR_FILENO)
     }
 

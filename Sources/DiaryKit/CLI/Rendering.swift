@@ -1,10 +1,11 @@
+import DiaryKit
 import Foundation
 
 /// The JSON Lines contract (DESIGN.md §2) and the readable text of entries, messages and tags.
-enum Rendering {
+package enum Rendering {
     // MARK: JSON
 
-    static func entryJSON(_ entry: Entry, paths: DiaryPaths, adding extra: [(String, JSON)] = []) -> JSON {
+    package static func entryJSON(_ entry: Entry, paths: DiaryPaths, adding extra: [(String, JSON)] = []) -> JSON {
         let zone = entry.zone
         var pairs: [(String, JSON)] = [
             ("kind", .string("entry")),
@@ -49,7 +50,7 @@ enum Rendering {
         ])
     }
 
-    static func messageJSON(_ message: Message, zone: TimeZone) -> JSON {
+    package static func messageJSON(_ message: Message, zone: TimeZone) -> JSON {
         .object([
             ("kind", .string("message")),
             ("id", .string(message.id)),
@@ -65,17 +66,17 @@ enum Rendering {
 
     /// An entry found by `diary-find`: the entry, the passage that matched and where the
     /// next page starts (`--after`).
-    static func hitJSON(_ hit: EntryHit, cursor: String, paths: DiaryPaths) -> JSON {
+    package static func hitJSON(_ hit: EntryHit, cursor: String, paths: DiaryPaths) -> JSON {
         entryJSON(hit.entry, paths: paths, adding: [("snippet", .optional(hit.snippet.map(plainSnippet))), ("cursor", .string(cursor))])
     }
 
     /// One day of the calendar (`--calendar`); weekday 1 is Monday.
-    static func dayJSON(_ day: DayCount, weekday: Int) -> JSON {
+    package static func dayJSON(_ day: DayCount, weekday: Int) -> JSON {
         .object([("kind", .string("day")), ("date", .string(day.day)), ("count", .int(Int64(day.count))),
                  ("weekday", .int(Int64(weekday)))])
     }
 
-    static func tagJSON(name: String, count: Int, lastUsedAt: Date?, all: Bool) -> JSON {
+    package static func tagJSON(name: String, count: Int, lastUsedAt: Date?, all: Bool) -> JSON {
         .object([
             ("kind", .string("tag")),
             ("name", .string(name)),
@@ -95,12 +96,12 @@ enum Rendering {
         }
     }
 
-    static func messageText(_ message: Message, language: Language) -> String {
+    package static func messageText(_ message: Message, language: Language) -> String {
         "\(speaker(message, language: language))\(language == .en ? ": " : "：")\(message.text)"
     }
 
     /// One entry as a list row: id, time, title, status, tags, first line.
-    static func entryRow(_ entry: Entry, language: Language, snippet: String? = nil) -> String {
+    package static func entryRow(_ entry: Entry, language: Language, snippet: String? = nil) -> String {
         let when = Timestamps.readable(entry.occurredAt, zone: entry.zone)
         let title = entry.title ?? entry.note ?? (language == .en ? "(untitled draft)" : "（未命名草稿）")
         var lines = ["\(entry.id.prefix(8))  \(when)  \(title)  [\(statusText(entry.status, language))]"]
@@ -113,7 +114,7 @@ enum Rendering {
     }
 
     /// The matched passage on one line, matches coloured when `color`.
-    static func snippetText(_ snippet: String, color: Bool) -> String {
+    package static func snippetText(_ snippet: String, color: Bool) -> String {
         let flat = snippet.replacingOccurrences(of: "\n", with: " ")
         guard color else { return plainSnippet(flat) }
         return flat.replacingOccurrences(of: "\u{2}", with: "\u{1B}[1;33m").replacingOccurrences(of: "\u{3}", with: "\u{1B}[0m")
@@ -124,7 +125,7 @@ enum Rendering {
     }
 
     /// The month as a Monday-first grid; a day with pages shows their count: `21(3)`.
-    static func calendar(_ month: MonthCounts, language: Language) -> String {
+    package static func calendar(_ month: MonthCounts, language: Language) -> String {
         let en = language == .en
         let names = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                      "October", "November", "December"]
@@ -152,7 +153,7 @@ enum Rendering {
     }
 
     /// One entry in full: the page, its media, context and the conversation.
-    static func entryPage(_ entry: Entry, language: Language, paths: DiaryPaths) -> String {
+    package static func entryPage(_ entry: Entry, language: Language, paths: DiaryPaths) -> String {
         let en = language == .en
         var lines: [String] = []
         lines.append(entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）"))

@@ -40,7 +40,7 @@ public struct Page: Sendable, Equatable {
     }
 
     /// The tags normalised, empty ones dropped, each kept once in order.
-    var normalizedTags: [String] {
+    package var normalizedTags: [String] {
         var seen = Set<String>()
         return tags.compactMap(TagName.normalize).filter { seen.insert($0).inserted }
     }
@@ -74,6 +74,14 @@ public protocol ChatProvider: Sendable {
     func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String
     /// Turns a voice memo into text (F-011); throws `notHeard` when nothing was recognised.
     func transcribe(audio: URL, mime: String, language: Language) async throws -> String
+}
+
+/// Where the weather of a moment comes from (the weather service of CompanionClient);
+/// a seam so the core knows no HTTP.
+public protocol WeatherSource: Sendable {
+    /// The weather at the place and time, or nil when there is none to be had.
+    func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
+                 language: Language) async -> (description: String, temperatureC: Double?)?
 }
 
 /// Why the companion could not do its part; what the person typed is always kept.

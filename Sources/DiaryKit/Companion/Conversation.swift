@@ -51,7 +51,7 @@ public struct Conversation: Sendable {
     public var limits = UsageLimits()
     public var condensing = Condensing()
     /// Where the weather of a moment comes from; nil leaves weather out.
-    public var weather: WeatherService?
+    public var weather: (any WeatherSource)?
     /// Pictures of an entry's media for analysis (a downscaled photo, video keyframes).
     public var look: @Sendable (Entry) -> [Data] = { _ in [] }
 

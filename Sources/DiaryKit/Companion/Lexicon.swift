@@ -3,13 +3,13 @@ import Foundation
 /// The words the offline companion recognises: feelings and everyday topics, each with the
 /// tag it leads to in either language.
 struct LexiconTopic: Sendable {
-    let tag: (zh: String, en: String)
+    package let tag: (zh: String, en: String)
     /// Substrings matched in Chinese text.
-    let zh: [String]
+    package let zh: [String]
     /// Whole English words (or their start, for words of four letters or more).
-    let en: [String]
+    package let en: [String]
 
-    func tag(_ language: Language) -> String { language == .en ? tag.en : tag.zh }
+    package func tag(_ language: Language) -> String { language == .en ? tag.en : tag.zh }
 }
 
 enum Lexicon {

@@ -157,7 +157,7 @@ public struct OfflineCompanion: ChatProvider {
     // MARK: - Text helpers
 
     /// The first clause of what was said, trimmed to something short enough to repeat back.
-    static func echo(_ text: String) -> String? {
+    package static func echo(_ text: String) -> String? {
         firstClause(text).map { String($0.prefix(24)) }
     }
 
@@ -184,13 +184,13 @@ public struct OfflineCompanion: ChatProvider {
 
 /// Morning, afternoon, evening…: the part of the day a moment fell in.
 struct DayPart {
-    let hour: Int
+    package let hour: Int
 
     init(date: Date, zone: TimeZone) {
         hour = Timestamps.hour(date, zone: zone)
     }
 
-    func text(_ language: Language) -> String {
+    package func text(_ language: Language) -> String {
         let names: (String, String)
         switch hour {
         case 5..<8: names = ("清晨", "early morning")
@@ -204,7 +204,7 @@ struct DayPart {
         return language == .en ? names.1 : names.0
     }
 
-    func greeting(_ language: Language) -> String {
+    package func greeting(_ language: Language) -> String {
         switch (hour, language) {
         case (5..<11, .zhHant): return "早安。"
         case (11..<17, .zhHant): return "午安。"

@@ -4,7 +4,7 @@ import Foundation
 public struct Persona: Sendable, Equatable {
     /// Stable id stored with every message and page: warm, clear, fun, empath.
     public let id: String
-    let names: (zh: String, en: String)
+    package let names: (zh: String, en: String)
     let labels: (zh: String, en: String)
     let descriptions: (zh: String, en: String)
     let samples: (zh: String, en: String)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The companion's instructions in one language (the texts live in `Prompts/`).
-struct PromptBook: Sendable {
+package struct PromptBook: Sendable {
     /// Who the companion is and the rules every answer keeps.
     let identity: String
     let analysisTask: String
@@ -10,29 +10,31 @@ struct PromptBook: Sendable {
     let pageTask: String
     let condenseTask: String
     /// Asks again for a page after an invalid one; `%@` is the reason.
-    let repairRequest: String
+    package let repairRequest: String
     /// How each persona talks and writes, by persona id.
     let personaRules: [String: String]
     let labels: PromptLabels
 
-    static func book(_ language: Language) -> PromptBook { language == .en ? en : zhHant }
+    package static func book(_ language: Language) -> PromptBook { language == .en ? en : zhHant }
 }
 
 /// Headings of the context block.
 struct PromptLabels: Sendable {
-    let time, place, weather, media, analysis, note, transcript, digest, tags, noImage: String
-    let photo, video, textOnly: String
+    package let time, place, weather, media, analysis, note, transcript, digest, tags, noImage: String
+    package let photo, video, textOnly: String
 }
 
 /// The chat messages (OpenAI wire format) for each step of a conversation: instructions,
 /// the moment's context (D-012), the analysis (D-004), the condensed past and the talk.
-struct PromptBuilder {
-    let request: CompanionRequest
+package struct PromptBuilder {
+    package let request: CompanionRequest
+
+    package init(request: CompanionRequest) { self.request = request }
 
     private var book: PromptBook { .book(request.language) }
 
     /// Looks at the media and describes it; images ride along as data URLs.
-    func analysis() -> [JSON] {
+    package func analysis() -> [JSON] {
         var parts: [JSON] = [.object([("type", .string("text")), ("text", .string(contextBlock(includeAnalysis: false)))])]
         for image in request.images {
             let url = "data:image/jpeg;base64," + image.base64EncodedString()
@@ -45,17 +47,17 @@ struct PromptBuilder {
     }
 
     /// The first words after the media was looked at.
-    func greeting() -> [JSON] {
+    package func greeting() -> [JSON] {
         [message("system", system()), message("user", book.greetingTask)]
     }
 
     /// The next reply: the whole (condensed) talk, ending with the person's message.
-    func reply() -> [JSON] {
+    package func reply() -> [JSON] {
         [message("system", system() + "\n\n" + book.replyTask)] + history()
     }
 
     /// The page, asked for after the talk.
-    func page() -> [JSON] {
+    package func page() -> [JSON] {
         var task = book.pageTask
         if !request.existingTags.isEmpty {
             task += "\n\(book.labels.tags)：" + request.existingTags.prefix(60).joined(separator: "、")
@@ -64,7 +66,7 @@ struct PromptBuilder {
     }
 
     /// Folds earlier messages (and the earlier digest) into one short summary.
-    func condense(_ earlier: [Message]) -> [JSON] {
+    package func condense(_ earlier: [Message]) -> [JSON] {
         var text = ""
         if let digest = request.digest { text += "[\(book.labels.digest)]\n\(digest)\n\n" }
         for line in earlier {

@@ -2,14 +2,14 @@ import Foundation
 
 /// How each offline companion sounds: its opening question, its replies and the line it
 /// closes a page with, in both languages.
-struct Voice {
-    let persona: Persona
-    let language: Language
+package struct Voice {
+    package let persona: Persona
+    package let language: Language
 
     private var english: Bool { language == .en }
 
     /// The question that ends the greeting.
-    var opening: String {
+    package var opening: String {
         switch (persona.id, english) {
         case ("clear", false): return "先說重點：這一刻發生了什麼？"
         case ("clear", true): return "Key point first: what happened in this moment?"

@@ -16,7 +16,7 @@ enum ExternalTool {
         case failed
     }
 
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) -> Outcome {
+    package static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

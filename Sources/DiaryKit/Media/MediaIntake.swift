@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -172,11 +171,11 @@ public enum MediaIntake {
 
 /// An open, regular, readable file, read by offset.
 final class MediaFile: ByteSource {
-    let path: String
-    let length: Int64
+    package let path: String
+    package let length: Int64
     private let descriptor: Int32
 
-    static let chunkSize = 1 << 20
+    package static let chunkSize = 1 << 20
 
     init(opening file: URL) throws(MediaError) {
         let path = file.standardizedFileURL.path
@@ -195,7 +194,7 @@ final class MediaFile: ByteSource {
 
     deinit { _ = close(descriptor) }
 
-    func bytes(at offset: Int64, count: Int) -> [UInt8] {
+    package func bytes(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         let got = buffer.withUnsafeMutableBytes { read(into: $0, at: offset) }
@@ -219,8 +218,8 @@ final class MediaFile: ByteSource {
     }
 
     /// Reads the whole file in 1 MiB chunks, handing each to `sink` (false stops), and returns its SHA-256 in hex.
-    func stream(kind: MediaKind, _ sink: (UnsafeRawBufferPointer) -> Bool) throws(MediaError) -> String {
-        var hasher = SHA256()
+    package func stream(kind: MediaKind, _ sink: (UnsafeRawBufferPointer) -> Bool) throws(MediaError) -> String {
+        var hasher = SHA256Stream()
         var total: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -229,13 +228,13 @@ final class MediaFile: ByteSource {
             guard got >= 0 else { throw .unreadable(kind: kind, problem: .damaged) }
             if got == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
-            hasher.update(bufferPointer: chunk)
+            hasher.update(chunk)
             total += Int64(got)
             guard sink(chunk) else { break }
             // Reading past the size we checked would mean the file is still being written.
             guard total <= length else { throw .unreadable(kind: kind, problem: .damaged) }
         }
         guard total == length else { throw .unreadable(kind: kind, problem: .damaged) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hex.string(hasher.finalize())
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +43,7 @@ public struct Thumbnail: Sendable, Equatable {
     /// Where a video's picture is taken from: past the first second, which is often black or a fade-in.
     static let videoFrameSeconds = 1
 
-    static func make(kind: MediaKind, source: URL, into thumbsRoot: URL, ffmpeg: String?,
+    package static func make(kind: MediaKind, source: URL, into thumbsRoot: URL, ffmpeg: String?,
                      timeout: TimeInterval = defaultTimeout) throws(MediaError) -> Thumbnail? {
         guard kind != .audio else { return nil }
         // Checked here rather than left to ffmpeg, so a missing file is reported as missing, not as damaged.
@@ -57,7 +56,7 @@ public struct Thumbnail: Sendable, Equatable {
         guard let header = ImageHeaders.photo(.jpeg, in: MemoryBytes(jpeg)) else {
             throw .unreadable(kind: kind, problem: .damaged)
         }
-        let digest = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Stream.hex(of: jpeg)
         let thumbnail = Thumbnail(sha256: digest, bytes: Int64(jpeg.count), width: header.width, height: header.height)
         try store(jpeg, as: thumbnail, into: thumbsRoot)
         return thumbnail

@@ -131,7 +131,7 @@ public struct Finder: Sendable {
     }
 
     /// The store filter for a request; nil when it can match nothing (words with no letters).
-    func filter(_ request: FindRequest) throws -> EntryFilter? {
+    package func filter(_ request: FindRequest) throws -> EntryFilter? {
         var filter = EntryFilter()
         filter.allTags = request.tags.compactMap(TagName.normalize)
         filter.anyTags = request.anyTags.compactMap(TagName.normalize)
@@ -228,14 +228,14 @@ public struct Finder: Sendable {
 /// The text form of a position in a result list: opaque, safe to paste in a shell, and tied
 /// to the order it was made for.
 enum Cursor {
-    static func encode(_ order: EntryOrder, _ position: EntryPosition) -> String {
+    package static func encode(_ order: EntryOrder, _ position: EntryPosition) -> String {
         let fields = ["1", order.rawValue, String(position.tier), String(position.momentKey)] + (position.value.map { [$0] } ?? [])
         return Data(fields.joined(separator: "\u{1F}").utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func decode(_ text: String, order: EntryOrder) throws -> EntryPosition {
+    package static func decode(_ text: String, order: EntryOrder) throws -> EntryPosition {
         var base64 = text.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

@@ -9,7 +9,7 @@ import GRDB
 /// holds a single connection: opening a pool of them cost more than most searches.
 public final class DiaryStore: Sendable {
     public let paths: DiaryPaths
-    let database: DatabaseQueue
+    package let database: DatabaseQueue
     /// This device's stable id, made the first time the database is opened.
     public let deviceId: String
     /// The wall clock the hybrid clock reads (a test can set one that runs behind).
@@ -65,7 +65,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Runs `body` in one immediate write transaction.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    package func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors {
             try database.writeWithoutTransaction { db in
                 var result: T?
@@ -79,7 +79,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Runs `body` on a snapshot.
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
+    package func read<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors { try database.read(body) }
     }
 
@@ -102,7 +102,7 @@ public final class DiaryStore: Sendable {
         }
     }
 
-    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    package static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StoreError {
@@ -122,7 +122,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Reads one value of this device's sync bookkeeping.
-    static func syncState(_ db: Database, _ key: String) throws -> String? {
+    package static func syncState(_ db: Database, _ key: String) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
     }
 
@@ -177,7 +177,7 @@ enum Schema {
         try migrator.migrate(database)
     }
 
-    static func deviceId(_ db: Database) throws -> String {
+    package static func deviceId(_ db: Database) throws -> String {
         if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) { return id }
         let id = UUIDv7.make()
         try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)").execute(arguments: [id])
@@ -310,7 +310,7 @@ enum Schema {
 
     // Every synced table carries id, user_id (null until login), hlc, deleted_at and device_id.
     // Times are milliseconds since 1970; local_date is the day in the entry's own time zone.
-    static let v1 = """
+    package static let v1 = """
         CREATE TABLE entry (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,

@@ -306,7 +306,7 @@ enum MomentKey {
     static func lowest(at millis: Int64) -> Int64 { millis * slots }
 
     /// A free key for a new entry of this moment.
-    static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
+    package static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
         var key = lowest(at: millis)
         if let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
                                          arguments: [key, key + slots]) {

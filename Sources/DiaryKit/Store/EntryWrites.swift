@@ -351,7 +351,7 @@ extension DiaryStore {
 
 /// The JSON form the context column is stored in.
 enum ContextCoding {
-    static func encode(_ context: EntryContext) -> String {
+    package static func encode(_ context: EntryContext) -> String {
         var pairs: [(String, JSON)] = []
         if let place = context.place { pairs.append(("place", .string(place))) }
         if let latitude = context.latitude { pairs.append(("latitude", .double(latitude))) }
@@ -361,7 +361,7 @@ enum ContextCoding {
         return JSON.object(pairs).serialized
     }
 
-    static func decode(_ text: String?) -> EntryContext {
+    package static func decode(_ text: String?) -> EntryContext {
         guard let text, let json = JSON.parse(Data(text.utf8)) else { return EntryContext() }
         func number(_ key: String) -> Double? {
             switch json[key] {

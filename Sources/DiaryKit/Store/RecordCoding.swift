@@ -189,8 +189,8 @@ extension DiaryExtras {
     }
 }
 
-enum RecordCoding {
-    static func contextJSON(_ context: EntryContext) -> JSON {
+package enum RecordCoding {
+    package static func contextJSON(_ context: EntryContext) -> JSON {
         let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil ? .null : .object([
             ("description", .optional(context.weatherDescription)),
             ("temperature_c", .optional(context.temperatureC)),
@@ -203,7 +203,7 @@ enum RecordCoding {
         ])
     }
 
-    static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
+    package static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
         guard let json, json != .null else { return EntryContext() }
         guard case .object = json else { throw RecordDecodingError(field: "context") }
         func number(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> Double? {
@@ -224,50 +224,50 @@ enum RecordCoding {
     }
 
     /// Lowercase letters and digits only: the name becomes part of a file path.
-    static func isFileExtension(_ text: String) -> Bool {
+    package static func isFileExtension(_ text: String) -> Bool {
         (1...8).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
     }
 
     /// 64 lowercase hex digits.
-    static func isDigest(_ text: String) -> Bool {
+    package static func isDigest(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 
 /// Reads typed fields out of one JSON object, naming the field that is missing or wrong.
-struct RecordReader {
-    let object: JSON
-    let path: String
+package struct RecordReader {
+    package let object: JSON
+    package let path: String
 
-    init(_ object: JSON, path: String) {
+    package init(_ object: JSON, path: String) {
         self.object = object
         self.path = path
     }
 
-    func value(_ key: String) -> JSON? { object[key] }
-    func optionalString(_ key: String) -> String? { object[key]?.stringValue }
+    package func value(_ key: String) -> JSON? { object[key] }
+    package func optionalString(_ key: String) -> String? { object[key]?.stringValue }
     private func fail(_ key: String) -> RecordDecodingError { RecordDecodingError(field: path + key) }
 
-    func string(_ key: String) throws(RecordDecodingError) -> String {
+    package func string(_ key: String) throws(RecordDecodingError) -> String {
         guard let text = object[key]?.stringValue else { throw fail(key) }
         return text
     }
 
-    func text(_ key: String) throws(RecordDecodingError) -> String? {
+    package func text(_ key: String) throws(RecordDecodingError) -> String? {
         guard let value = object[key], value != .null else { return nil }
         guard let text = value.stringValue else { throw fail(key) }
         return text
     }
 
     /// An id that is safe to use anywhere (UUID-like: hex digits and dashes).
-    func identifier(_ key: String) throws(RecordDecodingError) -> String {
+    package func identifier(_ key: String) throws(RecordDecodingError) -> String {
         let text = try string(key)
         guard (1...64).contains(text.utf8.count),
               text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }) else { throw fail(key) }
         return text
     }
 
-    func digest(_ key: String) throws(RecordDecodingError) -> String {
+    package func digest(_ key: String) throws(RecordDecodingError) -> String {
         let text = try string(key)
         guard RecordCoding.isDigest(text) else { throw fail(key) }
         return text
@@ -278,7 +278,7 @@ struct RecordReader {
         return try digest(key)
     }
 
-    func int(_ key: String) throws(RecordDecodingError) -> Int {
+    package func int(_ key: String) throws(RecordDecodingError) -> Int {
         guard case let .int(number)? = object[key], let value = Int(exactly: number), value >= 0 else { throw fail(key) }
         return value
     }
@@ -294,7 +294,7 @@ struct RecordReader {
         return number
     }
 
-    func time(_ key: String) throws(RecordDecodingError) -> Date {
+    package func time(_ key: String) throws(RecordDecodingError) -> Date {
         guard let text = object[key]?.stringValue, let date = Timestamps.parseRFC3339(text) else { throw fail(key) }
         return date
     }
@@ -304,13 +304,13 @@ struct RecordReader {
         return try time(key)
     }
 
-    func array(_ key: String) throws(RecordDecodingError) -> [JSON] {
+    package func array(_ key: String) throws(RecordDecodingError) -> [JSON] {
         guard let value = object[key], value != .null else { return [] }
         guard let items = value.arrayValue else { throw fail(key) }
         return items
     }
 
-    func clock() throws(RecordDecodingError) -> RowClock {
+    package func clock() throws(RecordDecodingError) -> RowClock {
         let hlc = try string("hlc")
         guard HybridTimestamp(hlc) != nil else { throw fail("hlc") }
         return RowClock(hlc: hlc, deviceId: try string("device_id"), deletedAt: try optionalTime("deleted_at"))

@@ -99,11 +99,11 @@ extension DiaryStore {
     // would make every later local edit lose to it.
     static let clockSkewAllowed: Int64 = 86_400_000
 
-    static func clock(_ row: Row) -> RowClock {
+    package static func clock(_ row: Row) -> RowClock {
         RowClock(hlc: row["hlc"], deviceId: row["device_id"], deletedAt: (row["deleted_at"] as Int64?).map(Timestamps.date(millis:)))
     }
 
-    static func record(_ db: Database, id: String) throws -> EntryRecord? {
+    package static func record(_ db: Database, id: String) throws -> EntryRecord? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM entry WHERE id = ?"), arguments: [id]) else { return nil }
         let media = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM media WHERE entry_id = ? ORDER BY position, id"),
                                      arguments: [id]).map { row in

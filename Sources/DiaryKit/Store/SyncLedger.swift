@@ -1,24 +1,27 @@
-import Crypto
 import Foundation
 import GRDB
 
-/// One change ready to go up: the whole current record of an entry (fields, media rows,
-/// messages, tags with their removals) or one setting, and the outbox rows it settles.
-struct OutgoingChange: Sendable {
-    /// The idempotency key: the SHA-256 of the record, so a resend is recognised.
-    var key: String
-    var record: JSON
-    var outboxSeqs: [Int64]
-    var entryId: String?
-    var byteCount: Int
+/// One queued change: the whole current record of an entry (fields, media rows, messages,
+/// tags with their removals) or one setting, and the outbox rows it settles. Sync decides
+/// how it travels (`OutgoingChange` in DiarySync).
+package struct QueuedChange: Sendable {
+    package enum Record: Sendable {
+        case entry(EntryRecord)
+        case setting(SettingRecord)
+    }
+
+    package var record: Record
+    package var outboxSeqs: [Int64]
+    /// The entry the change belongs to (nil for a setting).
+    package var entryId: String?
 }
 
 /// A media file to send or fetch.
-struct MediaTransfer: Sendable, Equatable {
-    var sha256: String
-    var entryId: String
-    var fileExtension: String
-    var bytes: Int64
+package struct MediaTransfer: Sendable, Equatable {
+    package var sha256: String
+    package var entryId: String
+    package var fileExtension: String
+    package var bytes: Int64
 }
 
 /// An outbox row the server refused for good, kept and shown.
@@ -44,41 +47,33 @@ public struct SyncLedgerState: Sendable {
 // The local half of sync: the outbox read as whole records, the server's answers written
 // back, pulled records merged together with the cursor, media transfers remembered.
 extension DiaryStore {
-    /// Up to `limit` changes in queue order, within about `byteCap` bytes (one oversized
-    /// change still goes alone). Rows waiting out a backoff are left when `dueOnly`.
-    func outgoingChanges(limit: Int, byteCap: Int, dueOnly: Bool, now: Date = Date()) throws -> [OutgoingChange] {
+    /// Walks the queue in order, one change per entry or setting, handing each to `take`
+    /// until it answers false. Rows waiting out a backoff are left out when `dueOnly`.
+    package func queuedChanges(dueOnly: Bool, now: Date = Date(), take: (QueuedChange) throws -> Bool) throws {
         try read { db in
-            var changes: [OutgoingChange] = []
             var seen: Set<String> = []
-            var bytes = 0
             var after: Int64 = 0
-            scan: while true {
+            while true {
                 let rows = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT seq, table_name, row_id FROM outbox
                     WHERE dead_at IS NULL AND seq > ? AND (? = 0 OR next_attempt_at IS NULL OR next_attempt_at <= ?)
                     ORDER BY seq LIMIT 500
                     """), arguments: [after, dueOnly ? 1 : 0, Timestamps.millis(now)])
-                if rows.isEmpty { break }
+                if rows.isEmpty { return }
                 for row in rows {
                     after = row["seq"]
-                    guard let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted
-                    else { continue }
-                    guard let record = try unit.record(db) else { continue }
-                    let text = record.serialized
-                    if !changes.isEmpty, changes.count >= limit || bytes + text.utf8.count > byteCap { break scan }
-                    let digest = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-                    changes.append(OutgoingChange(key: digest, record: record, outboxSeqs: try unit.outboxSeqs(db),
-                                                  entryId: unit.entryId, byteCount: text.utf8.count))
-                    bytes += text.utf8.count
+                    guard let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted,
+                          let record = try unit.record(db) else { continue }
+                    let change = QueuedChange(record: record, outboxSeqs: try unit.outboxSeqs(db), entryId: unit.entryId)
+                    guard try take(change) else { return }
                 }
             }
-            return changes
         }
     }
 
     /// Records the server's answers in one transaction: accepted changes leave the queue
     /// (their entries are now known to the server), refused ones become dead letters.
-    func settle(accepted: [OutgoingChange], refused: [(OutgoingChange, String)], userId: String, now: Date = Date()) throws {
+    package func settle(accepted: [QueuedChange], refused: [(QueuedChange, String)], userId: String, now: Date = Date()) throws {
         try write { db in
             // Tag rows carry nothing the server keeps (tags travel by name with their links).
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = 'tag'").execute()
@@ -101,22 +96,24 @@ extension DiaryStore {
         }
     }
 
-    /// Leaves changes queued after a failure that may pass (offline, server restarting):
-    /// one more attempt counted, the next one after a growing pause (up to 15 minutes).
-    func postpone(_ changes: [OutgoingChange], error: String, now: Date = Date()) throws {
+    /// Leaves changes queued after a failure that may pass (offline, server restarting): one
+    /// more attempt counted on each row, the next one after `pause(attempts so far)`.
+    package func postpone(_ changes: [QueuedChange], error: String, pause: (Int) -> TimeInterval, now: Date = Date()) throws {
         try write { db in
             for change in changes {
-                try db.cachedStatement(sql: """
-                    UPDATE outbox SET attempts = attempts + 1, last_error = ?,
-                        next_attempt_at = ? + min(900000, 1000 * (1 << min(attempts, 10)))
-                    WHERE seq IN (SELECT value FROM json_each(?))
-                    """).execute(arguments: [error, Timestamps.millis(now), Self.jsonList(change.outboxSeqs)])
+                let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT seq, attempts FROM outbox WHERE seq IN (SELECT value FROM json_each(?))"),
+                                            arguments: [Self.jsonList(change.outboxSeqs)])
+                for row in rows {
+                    let next = now.addingTimeInterval(pause(row["attempts"]))
+                    try db.cachedStatement(sql: "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE seq = ?")
+                        .execute(arguments: [error, Timestamps.millis(next), row["seq"] as Int64])
+                }
             }
         }
     }
 
     /// Puts dead letters back in the queue (after the cause was fixed); returns how many.
-    func requeueDeadLetters() throws -> Int {
+    package func requeueDeadLetters() throws -> Int {
         try write { db in
             try db.cachedStatement(sql: "UPDATE outbox SET dead_at = NULL, next_attempt_at = NULL WHERE dead_at IS NOT NULL").execute()
             return db.changesCount
@@ -124,13 +121,13 @@ extension DiaryStore {
     }
 
     /// The last server sequence number merged here.
-    func pullCursor() throws -> Int64 {
+    package func pullCursor() throws -> Int64 {
         try read { db in Int64(try Self.syncState(db, "pull_cursor") ?? "0") ?? 0 }
     }
 
     /// Merges pulled records and moves the cursor in one transaction, so a crash either
     /// keeps both or neither. Media whose bytes are not here yet are queued to fetch.
-    func applyPulled(records: [EntryRecord], settings: [SettingRecord], cursor: Int64, userId: String) throws -> MergeReport {
+    package func applyPulled(records: [EntryRecord], settings: [SettingRecord], cursor: Int64, userId: String) throws -> MergeReport {
         try write { db in
             let report = try mergeFromServer(db, records: records, settings: settings)
             let media = ContentAddressedFolder(paths.media)
@@ -150,7 +147,7 @@ extension DiaryStore {
     }
 
     /// Media still to send (`up`) or fetch (`down`), fewest attempts first.
-    func mediaTransfers(_ direction: String) throws -> [MediaTransfer] {
+    package func mediaTransfers(_ direction: String) throws -> [MediaTransfer] {
         try read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT sha256, entry_id, ext, bytes FROM media_transfer WHERE direction = ? ORDER BY attempts, sha256
@@ -161,7 +158,7 @@ extension DiaryStore {
     }
 
     /// A transfer done: the server holds these bytes (and, fetched, so does this device).
-    func finishTransfer(sha256: String, direction: String) throws {
+    package func finishTransfer(sha256: String, direction: String) throws {
         try write { db in
             try db.cachedStatement(sql: "DELETE FROM media_transfer WHERE sha256 = ? AND direction = ?").execute(arguments: [sha256, direction])
             try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [sha256])
@@ -169,7 +166,7 @@ extension DiaryStore {
     }
 
     /// A transfer that did not finish; it is tried again on the next sync.
-    func failTransfer(sha256: String, direction: String, error: String) throws {
+    package func failTransfer(sha256: String, direction: String, error: String) throws {
         try write { db in
             try db.cachedStatement(sql: """
                 UPDATE media_transfer SET attempts = attempts + 1, last_error = ? WHERE sha256 = ? AND direction = ?
@@ -178,7 +175,7 @@ extension DiaryStore {
     }
 
     /// Notes how a sync ended (nil: it succeeded, now).
-    func recordSyncOutcome(error: String?, now: Date = Date()) throws {
+    package func recordSyncOutcome(error: String?, now: Date = Date()) throws {
         try write { db in
             if let error {
                 try Self.setSyncState(db, "last_error", error)
@@ -190,11 +187,11 @@ extension DiaryStore {
     }
 
     /// The user this diary syncs with, once it has synced.
-    func syncedUser() throws -> String? { try read { db in try Self.syncState(db, "user_id") } }
+    package func syncedUser() throws -> String? { try read { db in try Self.syncState(db, "user_id") } }
 
     /// Ties the diary to a server account; a different account than before starts the
     /// cursor and the server's media list afresh.
-    func bindSyncUser(_ userId: String) throws {
+    package func bindSyncUser(_ userId: String) throws {
         try write { db in
             if try Self.syncState(db, "user_id") == userId { return }
             try Self.setSyncState(db, "user_id", userId)
@@ -206,7 +203,7 @@ extension DiaryStore {
     /// Forgets the server's state: cursor, transfers, errors. The account the diary synced
     /// with stays bound (only wiping the diary frees it), so a later login to another
     /// account cannot mix two people's pages; the outbox stays too, to send on next login.
-    func unbindSyncUser() throws {
+    package func unbindSyncUser() throws {
         try write { db in
             try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key IN ('pull_cursor', 'last_error', 'last_sync_at')").execute()
             try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
@@ -216,7 +213,7 @@ extension DiaryStore {
 
     /// Caches the companion provider chosen on the server (D-011) where `diary-chat` reads
     /// it; a server's choice, so it is not queued back up.
-    func cacheServerProvider(_ name: String?) throws {
+    package func cacheServerProvider(_ name: String?) throws {
         try write { db in
             guard let name else {
                 try db.cachedStatement(sql: "DELETE FROM setting WHERE key = 'companion.provider'").execute()
@@ -255,7 +252,7 @@ extension DiaryStore {
     /// diary emptied after `logout --wipe-local` (files are the caller's to remove). The
     /// device gets a new id on next open: the server must not take it for the device that
     /// already holds everything it pushed.
-    func wipeAll() throws {
+    package func wipeAll() throws {
         try write { db in
             try db.execute(sql: """
                 DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
@@ -274,12 +271,12 @@ extension DiaryStore {
         var entryId: String?
         var settingKey: String?
 
-        func record(_ db: Database) throws -> JSON? {
-            if let entryId { return try DiaryStore.record(db, id: entryId)?.json }
+        func record(_ db: Database) throws -> QueuedChange.Record? {
+            if let entryId { return try DiaryStore.record(db, id: entryId).map(QueuedChange.Record.entry) }
             guard let settingKey, let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM setting WHERE key = ?"),
                                                            arguments: [settingKey]) else { return nil }
-            return SettingRecord(key: settingKey, value: row["value"], updatedAt: Timestamps.date(millis: row["updated_at"]),
-                                 clock: RowClock(hlc: row["hlc"], deviceId: row["device_id"])).syncJSON
+            return .setting(SettingRecord(key: settingKey, value: row["value"], updatedAt: Timestamps.date(millis: row["updated_at"]),
+                                          clock: RowClock(hlc: row["hlc"], deviceId: row["device_id"])))
         }
 
         func outboxSeqs(_ db: Database) throws -> [Int64] {
@@ -316,27 +313,10 @@ extension DiaryStore {
 
 }
 
-extension SettingRecord {
-    /// The setting as the sync server takes it.
-    var syncJSON: JSON {
-        .object([("kind", .string("setting")), ("key", .string(key)), ("value", .string(value)),
-                 ("updated_at", .string(Timestamps.rfc3339Millis(updatedAt, zone: TimeZone(identifier: "UTC")!))),
-                 ("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId))])
-    }
-
-    /// Reads a setting as the sync server sends it.
-    init(syncJSON json: JSON) throws {
-        let reader = RecordReader(json, path: "")
-        guard reader.optionalString("kind") == "setting" else { throw RecordDecodingError(field: "kind") }
-        self.init(key: try reader.string("key"), value: try reader.string("value"), updatedAt: try reader.time("updated_at"),
-                  clock: RowClock(hlc: try reader.string("hlc"), deviceId: try reader.string("device_id")))
-    }
-}
-
 extension DiaryStore {
     /// Changes whenever another process commits to the diary (SQLite's `data_version`):
     /// how `watch` notices a page written in another terminal.
-    func externalChangeMark() throws -> Int {
+    package func externalChangeMark() throws -> Int {
         try read { db in try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0 }
     }
 }

@@ -3,7 +3,7 @@
 
 extension ChineseFolding {
     /// 6271 pairs: each Traditional character followed by the form search folds it to.
-    static let pairs = """
+    package static let pairs = """
         㑮𫝈㑯㑔㑳㑇㑶㐹㒓𠉂㒜𠇐㒣𬾖㒿𰖩㓄𪠟㓖𰃻㓨刾㔃𫦌㔅𫦅㔋𪟎㔝𫦩㔢𫦳㕒𰆕㕢𰇀㖦𰇎㖮𪠵㗙𫩩㗢𰇖㗣𫪺㗰𫩛㗲𠵾㗶𭇜㗻𫪀㗼𫩤㗿𪡛㘓𪢌㘔𫬐㘖𰉁\
         㘙𫪂㘚㘎㘤𡈛㙔𰉘㙡𭎂㙢𰊟㙬𫮜㙺𰊛㙾𰉽㛝𫝦㜄㚯㜏㛣㜐𫝧㜗𡞋㜞𰌆㜢𡞱㜥𫰨㜭𫰠㜮𫱕㜷𡝠㜺𫲗㝞𫳃㝟𫤸㞞𪨊㟺𪩇㠁𫶅㠏㟆㠠𰎐㠣𫵷㡓𫷅㡞𰏜㢗𪪑\
         㢝𢋈㤲𫺁㥮㤘㥷𰑸㦊𫺆㦎𢛯㦖𫺓㦛𢗓㦞𪫷㦦𫻁㦬𰑫㦭𭝋㨛𰓔㨟𫼥㨥𫽀㨻𪮃㩇𫽇㩋𪮋㩌𫽧㩜㨫㩣𫾉㩭𫽊㩳㧐㩵擜㩷𰔲㩹𢶣㪎𪯋㪹𬖠㬣𬀮㬮𰖠㮓𣕲㮝𣒗\

@@ -149,21 +149,21 @@ public enum ConfigError: Error, Equatable {
 
 /// One table of the TOML file, with typed reads that name the key on error.
 struct Section {
-    let table: TOMLTable
-    let path: String
+    package let table: TOMLTable
+    package let path: String
     let origin: String
 
-    func invalid(_ key: String, _ problem: String) -> ConfigError {
+    package func invalid(_ key: String, _ problem: String) -> ConfigError {
         .invalid("\(origin): \(path)\(key) \(problem)")
     }
 
-    func section(_ key: String) throws(ConfigError) -> Section? {
+    package func section(_ key: String) throws(ConfigError) -> Section? {
         guard let value = table[key] else { return nil }
         guard let inner = value.table else { throw invalid(key, "must be a table") }
         return Section(table: inner, path: "\(path)\(key).", origin: origin)
     }
 
-    func string(_ key: String) throws(ConfigError) -> String? {
+    package func string(_ key: String) throws(ConfigError) -> String? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else { throw invalid(key, "must be a string") }
         return text
@@ -180,7 +180,7 @@ struct Section {
         return names
     }
 
-    func bool(_ key: String) throws(ConfigError) -> Bool? {
+    package func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let value = table[key] else { return nil }
         guard let flag = value.bool else { throw invalid(key, "must be true or false") }
         return flag
@@ -192,7 +192,7 @@ struct Section {
         return number
     }
 
-    func count(_ key: String) throws(ConfigError) -> Int? {
+    package func count(_ key: String) throws(ConfigError) -> Int? {
         guard let value = table[key] else { return nil }
         guard let number = value.int, (0...10).contains(number) else { throw invalid(key, "must be a whole number from 0 to 10") }
         return number

@@ -3,19 +3,19 @@ import Foundation
 /// A folder of files named by their SHA-256 (`ab/<sha256>.<ext>`), as media and thumbnails
 /// are stored. A file is written to a hidden temp file, made durable, then renamed into its
 /// shard, so a crash never leaves a short file under a valid name.
-struct ContentAddressedFolder {
-    let rootPath: String
+package struct ContentAddressedFolder {
+    package let rootPath: String
 
-    init(_ root: URL) { rootPath = root.standardizedFileURL.path }
+    package init(_ root: URL) { rootPath = root.standardizedFileURL.path }
 
     /// Where the file with these bytes lives.
-    func path(sha256: String, fileExtension: String) -> String {
+    package func path(sha256: String, fileExtension: String) -> String {
         "\(rootPath)/\(sha256.prefix(2))/\(sha256).\(fileExtension)"
     }
 
     /// True when a regular file of this size is already stored under the name: same hash,
     /// same length, same bytes.
-    func holds(sha256: String, fileExtension: String, bytes: Int64) -> Bool {
+    package func holds(sha256: String, fileExtension: String, bytes: Int64) -> Bool {
         var existing = stat()
         return stat(path(sha256: sha256, fileExtension: fileExtension), &existing) == 0
             && existing.st_mode & S_IFMT == S_IFREG && Int64(existing.st_size) == bytes
@@ -23,7 +23,7 @@ struct ContentAddressedFolder {
 
     /// Creates the folder and a hidden temp file in it (a dot name keeps half-written files
     /// out of the shards and out of listings); nil when either cannot be made.
-    func makeTemporaryFile() -> (path: String, descriptor: Int32)? {
+    package func makeTemporaryFile() -> (path: String, descriptor: Int32)? {
         guard (try? FileManager.default.createDirectory(atPath: rootPath, withIntermediateDirectories: true)) != nil else { return nil }
         let path = "\(rootPath)/.incoming-\(UUID().uuidString).tmp"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -31,7 +31,7 @@ struct ContentAddressedFolder {
     }
 
     /// Moves a written, fsynced and closed file to its name; false when it cannot.
-    func install(_ temporaryPath: String, sha256: String, fileExtension: String) -> Bool {
+    package func install(_ temporaryPath: String, sha256: String, fileExtension: String) -> Bool {
         let shardPath = "\(rootPath)/\(sha256.prefix(2))"
         let createdShard = mkdir(shardPath, 0o755) == 0
         guard createdShard || errno == EEXIST else { return false }
@@ -46,9 +46,9 @@ struct ContentAddressedFolder {
 }
 
 /// Plain POSIX reads and writes that retry when a signal interrupts them.
-enum FileIO {
+package enum FileIO {
     /// Writes every byte; false on an error (errno says which).
-    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -62,7 +62,7 @@ enum FileIO {
     }
 
     /// Reads what is there, up to the buffer's size: 0 at the end, -1 on an error.
-    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let got = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if got < 0 && errno == EINTR { continue }

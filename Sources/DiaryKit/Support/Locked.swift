@@ -1,15 +1,15 @@
 import Foundation
 
 /// A value shared between a task and the callbacks or threads that feed it.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // Every access goes through `lock`.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Reads or changes the value while holding the lock.
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
+    package func withLock<T>(_ body: (inout Value) -> T) -> T {
         lock.withLock { body(&value) }
     }
 }

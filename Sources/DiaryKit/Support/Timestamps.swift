@@ -92,7 +92,7 @@ public enum Timestamps {
     }
 
     /// Two digits, zero-padded (String(format:) is locale-aware and slow at start-up).
-    static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    package static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// The wall-clock reading of a moment in a zone, by arithmetic on the zone's offset:
     /// printing many times this way costs no calendar objects.

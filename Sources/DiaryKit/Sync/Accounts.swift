@@ -1,20 +1,21 @@
 import Crypto
+import DiaryKit
 import Foundation
 
 /// The server's consent text in both languages, and its version.
-public struct ServerConsent: Sendable, Equatable {
-    public var version: Int
-    public var zhHant: String
-    public var en: String
+package struct ServerConsent: Sendable, Equatable {
+    package var version: Int
+    package var zhHant: String
+    package var en: String
 
-    public func text(_ language: Language) -> String { language == .en ? en : zhHant }
+    package func text(_ language: Language) -> String { language == .en ? en : zhHant }
 }
 
 /// Setting a server up, adding people to it, and a device's login to it.
-public enum Accounts {
+package enum Accounts {
     /// Installs or upgrades the diary tables, policies and functions on a server, in one
     /// transaction under a lock (two operators at once wait for each other).
-    public static func initialiseServer(_ address: ServerAddress, password: String?) async throws -> Int {
+    package static func initialiseServer(_ address: ServerAddress, password: String?) async throws -> Int {
         try await ServerConnection.with(address, password: password) { server in try await server.transaction { server in
             try await server.text("SELECT pg_advisory_xact_lock(7312004617)")
             var installed = 0
@@ -31,7 +32,7 @@ public enum Accounts {
 
     /// Creates a person's login on the server (the operator's job) and returns their user
     /// id. Only a SCRAM verifier of the password travels, so no server log can hold it.
-    public static func addUser(_ address: ServerAddress, password: String?, name: String, newPassword: String) async throws -> String {
+    package static func addUser(_ address: ServerAddress, password: String?, name: String, newPassword: String) async throws -> String {
         guard name.wholeMatch(of: /[a-z][a-z0-9_]{0,62}/) != nil else { throw SyncError.badUserName(name) }
         let verifier = ScramVerifier.make(password: newPassword)
         do {
@@ -49,7 +50,7 @@ public enum Accounts {
     }
 
     /// A password for a new login: 24 letters and digits (about 143 bits).
-    public static func generatePassword() -> String {
+    package static func generatePassword() -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
@@ -57,7 +58,7 @@ public enum Accounts {
 
     /// Checks the login against the server: the person's user id and the consent text the
     /// server asks them to accept, if any.
-    public static func verifyLogin(_ address: ServerAddress, password: String) async throws -> (userId: String, consent: ServerConsent?) {
+    package static func verifyLogin(_ address: ServerAddress, password: String) async throws -> (userId: String, consent: ServerConsent?) {
         let (me, consentText) = try await ServerConnection.with(address, password: password) { server in
             (try await server.json("SELECT diary.whoami()::text"),
              try await server.text("SELECT value::text FROM diary.config WHERE key = 'consent'"))
@@ -73,14 +74,14 @@ public enum Accounts {
     }
 
     /// Stores the login for this diary; a diary synced with another account is refused.
-    public static func saveLogin(_ credentials: Credentials, store: DiaryStore) throws {
+    package static func saveLogin(_ credentials: Credentials, store: DiaryStore) throws {
         if let bound = try store.syncedUser(), bound != credentials.userId { throw SyncError.otherAccount }
         try credentials.save(store.paths)
         try store.bindSyncUser(credentials.userId)
     }
 
     /// Forgets the login; with `wipeLocal`, also empties this diary (entries and files).
-    public static func logout(store: DiaryStore, wipeLocal: Bool) throws {
+    package static func logout(store: DiaryStore, wipeLocal: Bool) throws {
         Credentials.remove(store.paths)
         try store.unbindSyncUser()
         guard wipeLocal else { return }
@@ -92,7 +93,7 @@ public enum Accounts {
 
     /// Deletes everything of this person on the server (an audit row with a hashed id is
     /// all that stays there) and forgets the login. The local diary is left as it is.
-    public static func deleteAccount(store: DiaryStore, credentials: Credentials) async throws -> Int64 {
+    package static func deleteAccount(store: DiaryStore, credentials: Credentials) async throws -> Int64 {
         let removed = try await ServerConnection.with(credentials.address, password: credentials.password) { server in
             try await server.text("SELECT diary.delete_account()::text").flatMap(Int64.init) ?? 0
         }

@@ -1,19 +1,27 @@
+import DiaryKit
 import Foundation
 
 /// How this device logs in to the sync server: a 0600 JSON file under
 /// `$XDG_STATE_HOME/diary/`. The password lives only here (never in the database, a log
 /// or a message); a file others can read is refused rather than used.
-public struct Credentials: Sendable, Equatable {
-    public var address: ServerAddress
-    public var password: String
-    public var userId: String
+package struct Credentials: Sendable, Equatable {
+    package var address: ServerAddress
+    package var password: String
+    package var userId: String
     /// The version of the server's consent text the person accepted.
-    public var consentVersion: Int?
+    package var consentVersion: Int?
 
-    static func file(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("credentials") }
+    package init(address: ServerAddress, password: String, userId: String, consentVersion: Int? = nil) {
+        self.address = address
+        self.password = password
+        self.userId = userId
+        self.consentVersion = consentVersion
+    }
+
+    package static func file(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("credentials") }
 
     /// Reads the credentials; nil when there are none.
-    public static func load(_ paths: DiaryPaths) throws -> Credentials? {
+    package static func load(_ paths: DiaryPaths) throws -> Credentials? {
         let path = file(paths).path
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
@@ -28,7 +36,7 @@ public struct Credentials: Sendable, Equatable {
     }
 
     /// Writes the file: a 0600 temp file beside it, flushed, then renamed over it.
-    public func save(_ paths: DiaryPaths) throws {
+    package func save(_ paths: DiaryPaths) throws {
         let folder = paths.stateDirectory.path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let json = JSON.object([("url", .string(address.description)), ("password", .string(password)),
@@ -47,5 +55,5 @@ public struct Credentials: Sendable, Equatable {
 
     /// Removes the file; true when there was one.
     @discardableResult
-    public static func remove(_ paths: DiaryPaths) -> Bool { unlink(file(paths).path) == 0 }
+    package static func remove(_ paths: DiaryPaths) -> Bool { unlink(file(paths).path) == 0 }
 }

@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// Splits a SQL script into statements for a driver that runs one at a time: semicolons

@@ -1,9 +1,10 @@
+import DiaryKit
 import Foundation
 
 /// Where the sync server is: a `postgres://user[:password]@host[:port]/database?sslmode=…`
 /// URL taken apart. The password, if the URL had one, is kept apart and never printed.
-public struct ServerAddress: Sendable, Equatable {
-    public enum TLSMode: String, Sendable {
+package struct ServerAddress: Sendable, Equatable {
+    package enum TLSMode: String, Sendable {
         case disable, prefer, require
         /// `verify-ca`: the certificate must chain to a trusted authority.
         case verifyCA = "verify-ca"
@@ -11,16 +12,16 @@ public struct ServerAddress: Sendable, Equatable {
         case verifyFull = "verify-full"
     }
 
-    public var host: String
-    public var port: Int
-    public var user: String
-    public var database: String
-    public var tls: TLSMode
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var database: String
+    package var tls: TLSMode
     /// The password written in the URL, if any (scripts only; better given on stdin).
-    public var password: String?
+    package var password: String?
 
     /// Parses a `postgres://` or `postgresql://` URL.
-    public init(_ text: String) throws(SyncError) {
+    package init(_ text: String) throws(SyncError) {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
             throw SyncError.badAddress(Self.redact(text))
@@ -43,7 +44,7 @@ public struct ServerAddress: Sendable, Equatable {
     }
 
     /// The URL without its password: what is stored and shown.
-    public var description: String {
+    package var description: String {
         var components = URLComponents()
         components.scheme = "postgres"
         components.user = user
@@ -57,7 +58,7 @@ public struct ServerAddress: Sendable, Equatable {
     }
 
     /// The same server as another login.
-    public func asUser(_ name: String) -> ServerAddress {
+    package func asUser(_ name: String) -> ServerAddress {
         var copy = self
         copy.user = name
         copy.password = nil

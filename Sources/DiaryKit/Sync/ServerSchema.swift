@@ -1,3 +1,4 @@
+import DiaryKit
 /// The server side of sync, shipped as SQL: the `diary` schema on Postgres (or Supabase)
 /// with its tables, row-level security, privileges and the functions the client calls
 /// (`push`, `pull`, the media chunk functions, `add_user`, `whoami`, `delete_account`).
@@ -5,11 +6,11 @@
 /// advisory lock; an operator may also paste it into Supabase's SQL editor. The contract
 /// it implements is the sync protocol: records travel in the archive's JSON shape, each
 /// person sees only their own rows, and a person's changes are numbered in commit order.
-enum ServerSchema {
+package enum ServerSchema {
     /// The newest version this build knows.
-    static let version = 1
+    package static let version = 1
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
-    static let script: String = #"""
+    package static let script: String = #"""
     -- InnerBloom Diary: the server side of sync, schema version 1.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to

@@ -1,49 +1,54 @@
 import Crypto
+import DiaryKit
 import Foundation
 import NIOCore
 import PostgresNIO
 
 /// What one sync moved.
-public struct SyncReport: Sendable, Equatable {
-    public var pushed = 0
-    public var refused = 0
-    public var pulled = 0
-    public var settingsPulled = 0
-    public var conflictsKept = 0
-    public var mediaSent = 0
-    public var mediaFetched = 0
+package struct SyncReport: Sendable, Equatable {
+    package var pushed = 0
+    package var refused = 0
+    package var pulled = 0
+    package var settingsPulled = 0
+    package var conflictsKept = 0
+    package var mediaSent = 0
+    package var mediaFetched = 0
     /// Media whose rows arrived but whose bytes are not on the server yet.
-    public var mediaWaiting = 0
+    package var mediaWaiting = 0
 
-    public init() {}
+    package init() {}
 
     /// True when nothing moved either way.
-    public var isEmpty: Bool { self == SyncReport() }
+    package var isEmpty: Bool { self == SyncReport() }
 }
 
 /// Push, then pull, then media: one sync of this device with the server. Every step
 /// commits locally before the next network call, so a crash or a dropped connection at
 /// any point leaves the queue, the cursor and the files consistent, and a rerun finishes
 /// the job without duplicating anything.
-struct SyncEngine: Sendable {
-    let store: DiaryStore
-    let userId: String
+package struct SyncEngine: Sendable {
+    package let store: DiaryStore
+    package let userId: String
 
-    /// At most this many changes per push (seed 002), and about this many bytes.
-    static let batchLimit = 20
-    static let batchBytes = 1 << 20
+    package init(store: DiaryStore, userId: String) {
+        self.store = store
+        self.userId = userId
+    }
+
+    /// Records per pull page.
     static let pullPage = 200
     /// Media travel in 2 MiB chunks (the server takes 1 byte to 4 MiB).
     static let chunkSize = 2 << 20
 
     /// Which halves of a sync to run.
-    struct Steps: OptionSet, Sendable {
-        let rawValue: Int
+    package struct Steps: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
         /// Queued changes, then media, go up.
-        static let push = Steps(rawValue: 1)
+        package static let push = Steps(rawValue: 1)
         /// Other devices' changes, then media, come down.
-        static let pull = Steps(rawValue: 2)
-        static let all: Steps = [.push, .pull]
+        package static let pull = Steps(rawValue: 2)
+        package static let all: Steps = [.push, .pull]
     }
 
     /// Runs one sync; `dueOnly` leaves changes that are waiting out a backoff (watch).
@@ -64,7 +69,7 @@ struct SyncEngine: Sendable {
 
     /// Connects with these credentials and runs one sync; a failure to connect is noted
     /// for `status` like any other.
-    func run(_ credentials: Credentials, steps: Steps = .all) async throws -> SyncReport {
+    package func run(_ credentials: Credentials, steps: Steps = .all) async throws -> SyncReport {
         do {
             return try await ServerConnection.with(credentials.address, password: credentials.password) { server in
                 try await run(server, steps: steps)
@@ -89,14 +94,14 @@ struct SyncEngine: Sendable {
 
     private func push(_ server: ServerConnection, dueOnly: Bool, into report: inout SyncReport) async throws {
         while true {
-            let changes = try store.outgoingChanges(limit: Self.batchLimit, byteCap: Self.batchBytes, dueOnly: dueOnly)
+            let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly)
             if changes.isEmpty { return }
-            let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) })
+            let batch = OutgoingChange.wire(changes)
             let answer: JSON
             do {
                 answer = try await server.json("SELECT diary.push(\(batch.serialized)::jsonb, \(store.deviceId))::text")
             } catch let error as SyncError {
-                if error != .permissionDenied { try store.postpone(changes, error: Self.describe(error)) }
+                if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
                 throw error
             }
             await FaultPoint.pause("after-push")
@@ -105,13 +110,13 @@ struct SyncEngine: Sendable {
                 guard let key = result["key"]?.stringValue, let status = result["status"]?.stringValue else { continue }
                 statuses[key] = (status, result["error"]?.stringValue)
             }
-            var accepted: [OutgoingChange] = []
-            var refused: [(OutgoingChange, String)] = []
+            var accepted: [QueuedChange] = []
+            var refused: [(QueuedChange, String)] = []
             var unanswered: [OutgoingChange] = []
             for change in changes {
                 switch statuses[change.key] {
-                case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change)
-                case let (_, error)?: refused.append((change, error ?? "rejected"))
+                case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change.queued)
+                case let (_, error)?: refused.append((change.queued, error ?? "rejected"))
                 case nil: unanswered.append(change)
                 }
             }
@@ -119,10 +124,15 @@ struct SyncEngine: Sendable {
             report.pushed += accepted.count
             report.refused += refused.count
             if !unanswered.isEmpty {
-                try store.postpone(unanswered, error: "no answer")
+                try postpone(unanswered, error: "no answer")
                 throw SyncError.serverState("no answer")
             }
         }
+    }
+
+    /// Leaves changes queued after a failure that may pass, to try again after the backoff.
+    private func postpone(_ changes: [OutgoingChange], error: String) throws {
+        try store.postpone(changes.map(\.queued), error: error, pause: OutgoingChange.backoff(afterAttempts:))
     }
 
     // MARK: Pull
@@ -278,7 +288,7 @@ struct SyncEngine: Sendable {
         }
         let flushed = fsync(descriptor) == 0
         close(descriptor)
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.string(hasher.finalize())
         guard sound, flushed, written == transfer.bytes, digest == transfer.sha256 else { return false }
         installed = folder.install(temporary, sha256: transfer.sha256, fileExtension: transfer.fileExtension)
         return installed
@@ -297,7 +307,7 @@ enum FaultPoint {
         return (parts[0], seconds)
     }()
 
-    static func pause(_ point: String) async {
+    package static func pause(_ point: String) async {
         guard let setting, setting.name == point else { return }
         try? await Task.sleep(for: .seconds(setting.seconds))
     }

@@ -1,8 +1,9 @@
+import DiaryKit
 import Foundation
 
 /// Why a sync, a login or a server task did not go through. Local data is never touched by
 /// one of these: what was queued stays queued.
-public enum SyncError: Error, Equatable {
+package enum SyncError: Error, Equatable {
     /// No credentials on this device.
     case notLoggedIn
     /// The server could not be reached or dropped the connection (temporary).

@@ -1,21 +1,22 @@
+import DiaryKit
 import Foundation
 
 /// `diary-sync watch`: stays connected and syncs whenever something changes. The server's
 /// NOTIFY is only a poke; every (re)connect starts with a full catch-up sync, local writes
 /// are noticed within a fraction of a second, and a slow poll covers a lost poke.
-public struct SyncWatcher: Sendable {
-    let store: DiaryStore
-    let credentials: Credentials
+package struct SyncWatcher: Sendable {
+    package let store: DiaryStore
+    package let credentials: Credentials
     /// Called after every sync, with what moved.
-    let synced: @Sendable (SyncReport) -> Void
+    package let synced: @Sendable (SyncReport) -> Void
     /// Called when the connection is lost (once per outage) and with the pause before retrying.
-    let problem: @Sendable (SyncError, Int) -> Void
+    package let problem: @Sendable (SyncError, Int) -> Void
 
     static let localPoll: Duration = .milliseconds(200)
     static let slowPoll: Duration = .seconds(30)
     static let longestPause = 30
 
-    public init(store: DiaryStore, credentials: Credentials, synced: @escaping @Sendable (SyncReport) -> Void,
+    package init(store: DiaryStore, credentials: Credentials, synced: @escaping @Sendable (SyncReport) -> Void,
                 problem: @escaping @Sendable (SyncError, Int) -> Void) {
         self.store = store
         self.credentials = credentials
@@ -24,7 +25,7 @@ public struct SyncWatcher: Sendable {
     }
 
     /// Runs until cancelled (Ctrl-C) or until the server refuses the login.
-    public func run() async throws {
+    package func run() async throws {
         var pause = 1
         var announced = false
         while !Task.isCancelled {

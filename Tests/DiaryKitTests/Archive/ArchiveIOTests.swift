@@ -1,8 +1,9 @@
-import Foundation
-import Testing
+@testable import DiaryArchive
 @testable import DiaryKit
-#if canImport(Glibc)
+import Foundation
 import Glibc
+#if canImport(Glibc)
+import Testing
 #endif
 
 /// Archives written by ArchiveWriter, read back by ArchiveReader and by the system's own tools

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
+@testable import DiaryArchive
 @testable import DiaryKit
-#if canImport(Glibc)
+import Foundation
 import Glibc
+#if canImport(Glibc)
+import Testing
 #endif
 
 /// Day One's JSON zip, read into a real diary and written back out. The zips under test are

@@ -1,6 +1,7 @@
+@testable import DiaryArchive
+@testable import DiaryKit
 import Foundation
 import Testing
-@testable import DiaryKit
 
 /// The HTML export, read back the way a person reads it: the written files are opened in a
 /// real headless Chromium and the assertions run on the DOM it built, not on our own strings.

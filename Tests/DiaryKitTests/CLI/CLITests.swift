@@ -1,7 +1,8 @@
 import ArgumentParser
+@testable import DiaryCLI
+@testable import DiaryKit
 import Foundation
 import Testing
-@testable import DiaryKit
 
 @Suite struct EntrySelectionTests {
     @Test func linesNameEntriesByEntryIdThenId() throws {
@@ -26,19 +27,19 @@ import Testing
 
 @Suite struct ExitStatusTests {
     @Test func sysexitsMapping() {
-        #expect(ExitStatus.describe(InputError.usage(.chooseMedia)).1 == 64)
-        #expect(ExitStatus.describe(InputError.notUTF8).1 == 65)
-        #expect(ExitStatus.describe(MediaError.missing(path: "x")).1 == 66)
-        #expect(ExitStatus.describe(MediaError.unreadable(kind: .video, problem: .damaged)) == (.videoUnreadable(.damaged), 65))
-        #expect(ExitStatus.describe(MediaError.unreadable(kind: nil, problem: .unrecognized)).0 == .photoUnreadable(.unrecognized))
-        #expect(ExitStatus.describe(MediaError.toolMissing("ffprobe")).1 == 69)
-        #expect(ExitStatus.describe(StoreError.cannotCreateHome("/x")).1 == 73)
-        #expect(ExitStatus.describe(StoreError.io("SQLITE_FULL: disk full")) == (.saveFailed, 74), "no raw SQL error reaches people")
-        #expect(ExitStatus.describe(CompanionError.providerFailed(provider: "p", detail: "d")) == (.sendFailed, 75))
-        #expect(ExitStatus.describe(CompanionError.pageNotWritten(detail: "p")) == (.summaryFailed, 75))
-        #expect(ExitStatus.describe(StoreError.busy).1 == 75)
-        #expect(ExitStatus.describe(StoreError.newerVersion).1 == 78)
-        #expect(ExitStatus.describe(ConfigError.invalid("x")).1 == 78)
+        #expect(ErrorReport.describe(InputError.usage(.chooseMedia)).1 == 64)
+        #expect(ErrorReport.describe(InputError.notUTF8).1 == 65)
+        #expect(ErrorReport.describe(MediaError.missing(path: "x")).1 == 66)
+        #expect(ErrorReport.describe(MediaError.unreadable(kind: .video, problem: .damaged)) == (.videoUnreadable(.damaged), 65))
+        #expect(ErrorReport.describe(MediaError.unreadable(kind: nil, problem: .unrecognized)).0 == .photoUnreadable(.unrecognized))
+        #expect(ErrorReport.describe(MediaError.toolMissing("ffprobe")).1 == 69)
+        #expect(ErrorReport.describe(StoreError.cannotCreateHome("/x")).1 == 73)
+        #expect(ErrorReport.describe(StoreError.io("SQLITE_FULL: disk full")) == (.saveFailed, 74), "no raw SQL error reaches people")
+        #expect(ErrorReport.describe(CompanionError.providerFailed(provider: "p", detail: "d")) == (.sendFailed, 75))
+        #expect(ErrorReport.describe(CompanionError.pageNotWritten(detail: "p")) == (.summaryFailed, 75))
+        #expect(ErrorReport.describe(StoreError.busy).1 == 75)
+        #expect(ErrorReport.describe(StoreError.newerVersion).1 == 78)
+        #expect(ErrorReport.describe(ConfigError.invalid("x")).1 == 78)
     }
 }
 

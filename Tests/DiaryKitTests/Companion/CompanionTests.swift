@@ -1,6 +1,7 @@
+@testable import CompanionClient
+@testable import DiaryKit
 import Foundation
 import Testing
-@testable import DiaryKit
 
 /// A provider whose steps fail on demand, to drive the recovery paths.
 struct FlakyProvider: ChatProvider {

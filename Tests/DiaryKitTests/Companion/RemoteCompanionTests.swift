@@ -1,7 +1,8 @@
+@testable import CompanionClient
+@testable import DiaryKit
 import FakeServers
 import Foundation
 import Testing
-@testable import DiaryKit
 
 /// A provider on the fake server, with retries fast enough for tests.
 func remote(_ fake: FakeOpenAI, key: String = "sk-fake-test-key", retries: Int = 2, timeout: Double = 30,

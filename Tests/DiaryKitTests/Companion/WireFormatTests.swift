@@ -1,6 +1,7 @@
+@testable import CompanionClient
+@testable import DiaryKit
 import Foundation
 import Testing
-@testable import DiaryKit
 
 @Suite struct ServerSentEventsTests {
     @Test func eventsSurviveAnyCutOfTheBytes() {

@@ -1,6 +1,7 @@
+@testable import DiaryKit
+@testable import DiarySync
 import Foundation
 import Testing
-@testable import DiaryKit
 
 // The server side of sync (ServerSchema.script) against a real Postgres, through psql:
 //

@@ -1,7 +1,8 @@
+@testable import DiaryKit
+@testable import DiarySync
 import Foundation
 import GRDB
 import Testing
-@testable import DiaryKit
 
 /// The sync engine against a real Postgres (the test script's throwaway cluster): devices
 /// are real SQLite diaries, the server is the project's own SQL.
@@ -125,8 +126,7 @@ struct SyncEngineTests {
         let entry = try a.diary.draft("一次就好")
         _ = try a.store.appendMessage(entryId: entry, author: .person, text: "只有一則", persona: "warm", provider: nil)
         // The push reaches the server but its answer is lost: the outbox is not cleared.
-        let changes = try a.store.outgoingChanges(limit: 20, byteCap: 1 << 20, dueOnly: false)
-        let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false)).serialized
         let first = try await ServerConnection.with(alice.address, password: alice.password) { server in
             try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
         }
@@ -200,8 +200,7 @@ struct SyncEngineTests {
         let item = try a.mediaFile(Array("a photo's bytes".utf8))
         let entry = try a.diary.draft("照片", media: [item])
         // The rows go up, the bytes not yet.
-        let changes = try a.store.outgoingChanges(limit: 20, byteCap: 1 << 20, dueOnly: false)
-        let batch = JSON.array(changes.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false)).serialized
         _ = try await ServerConnection.with(alice.address, password: alice.password) { server in
             try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
         }

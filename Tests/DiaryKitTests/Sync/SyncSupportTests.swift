@@ -1,6 +1,7 @@
+@testable import DiaryKit
+@testable import DiarySync
 import Foundation
 import Testing
-@testable import DiaryKit
 
 struct SyncSupportTests {
     @Test func scramVerifierMatchesAnIndependentComputation() {

@@ -1,6 +1,7 @@
 import Crypto
-import Foundation
 @testable import DiaryKit
+@testable import DiarySync
+import Foundation
 
 /// True when the test script started a Postgres cluster (`DIARY_TEST_PG_URL`).
 let postgresAvailable = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil

@@ -2,7 +2,7 @@
 // sounds: review a change here as carefully as code.
 
 extension PromptBook {
-    static let en = PromptBook(
+    package static let en = PromptBook(
         identity: """
             You are the "InnerBloom companion", who keeps a person company while they keep a diary. They have just kept a moment of their life (a photo, a video or a few words); you talk with them about it, and at the end you help them write it down as a diary page.
             Rules:

@@ -2,7 +2,7 @@
 // conversation sounds: review a change here as carefully as code.
 
 extension PromptBook {
-    static let zhHant = PromptBook(
+    package static let zhHant = PromptBook(
         identity: """
             你是「InnerBloom 夥伴」，一位陪人寫日記的夥伴。對方剛剛留下了生活中的一個片刻（一張照片、一段影片或幾句話），你陪他聊聊這一刻，最後幫他寫成一篇日記。
             規則：

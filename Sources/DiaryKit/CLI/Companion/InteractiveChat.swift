@@ -1,3 +1,6 @@
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// The conversation on a terminal: history first, then a line at a time.
@@ -36,7 +39,7 @@ struct InteractiveChat {
                 try await turn { [conversation, entryId] onText in try await conversation.send(entryId: entryId, text: input, persona: speaking, onText: onText) }
             } catch let error as CompanionError {
                 // Said here and kept: the loop goes on so the person can /retry or keep talking.
-                Output.standardError(ExitStatus.describe(error).0.text(language))
+                Output.standardError(ErrorReport.describe(error).0.text(language))
             }
         }
     }
@@ -52,7 +55,7 @@ struct InteractiveChat {
                 saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, conversation: conversation)
             } catch let error as CompanionError {
                 // The chat is kept; the person can talk on and /save again.
-                Output.standardError(ExitStatus.describe(error).0.text(language))
+                Output.standardError(ErrorReport.describe(error).0.text(language))
                 return false
             }
             try Output.line("")
@@ -75,7 +78,7 @@ struct InteractiveChat {
                 let speaking = persona
                 try await turn { [conversation, entryId] onText in try await conversation.retry(entryId: entryId, persona: speaking, onText: onText) }
             } catch let error as CompanionError {
-                Output.standardError(ExitStatus.describe(error).0.text(language))
+                Output.standardError(ErrorReport.describe(error).0.text(language))
             }
             return false
         default:

@@ -1,9 +1,12 @@
 import ArgumentParser
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// `diary-new`: a draft from one photo or video (F-001), with an optional line of text (F-002).
-public struct NewCommand: DiaryCommand {
-    public static let configuration = CommandConfiguration(
+package struct NewCommand: DiaryCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "diary-new",
         abstract: "Start a diary entry from a photo or a video.",
         discussion: """
@@ -12,7 +15,7 @@ public struct NewCommand: DiaryCommand {
             The InnerBloom companion's welcome goes to stderr. Continue with diary-chat; finish with diary-save.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The photo (JPEG, PNG, HEIC, WebP, GIF) or video (MP4, MOV, M4V, WebM).", valueName: "file"))
     var media: String?
@@ -38,11 +41,9 @@ public struct NewCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("The companion: warm, clear, fun or empath.", valueName: "name"))
     var persona: String?
 
-    public init() {}
+    package init() {}
 
-    public mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if textOnly && media != nil { throw InputError.usage(.badOption(detail: "--text-only")) }
         guard textOnly || media != nil || voice != nil else { throw InputError.usage(.chooseMedia) }
         let coordinates = try location.map(Self.coordinates)
@@ -113,7 +114,7 @@ public struct NewCommand: DiaryCommand {
         } catch CompanionError.cancelled {
             context.say(.notHeard)
         } catch let error as CompanionError {
-            context.say(ExitStatus.describe(error).0)
+            context.say(ErrorReport.describe(error).0)
         }
     }
 

@@ -1,9 +1,12 @@
 import ArgumentParser
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// `diary-chat`: one turn with the companion, or a whole conversation on a terminal (F-004).
-public struct ChatCommand: DiaryCommand {
-    public static let configuration = CommandConfiguration(
+package struct ChatCommand: DiaryCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "diary-chat",
         abstract: "Talk with the InnerBloom companion about an entry.",
         discussion: """
@@ -13,7 +16,7 @@ public struct ChatCommand: DiaryCommand {
             Your message is stored before the companion is asked, so nothing you type is lost.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
     var textOutput = false
@@ -42,13 +45,11 @@ public struct ChatCommand: DiaryCommand {
     @Flag(name: .long, help: "List the companions: name, label, description and a sample reply.")
     var personas = false
 
-    public init() {}
+    package init() {}
 
-    var forcesText: Bool { textOutput }
+    package var forcesText: Bool { textOutput }
 
-    public mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if personas { return try Self.listPersonas(context) }
         let modes = [message != nil, retry, voice != nil, reanalyze].filter { $0 }.count
         if modes > 1 { throw InputError.usage(.badOption(detail: "-m / --retry / --voice / --reanalyze: one at a time")) }

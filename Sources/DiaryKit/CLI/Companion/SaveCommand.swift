@@ -1,9 +1,12 @@
 import ArgumentParser
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// `diary-save`: ends the talk and writes the page with 3–8 tags (F-005), or drops a draft.
-public struct SaveCommand: DiaryCommand {
-    public static let configuration = CommandConfiguration(
+package struct SaveCommand: DiaryCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "diary-save",
         abstract: "Write the diary page for an entry, with 3–8 tags.",
         discussion: """
@@ -14,7 +17,7 @@ public struct SaveCommand: DiaryCommand {
             on stdin, else the most recent open draft.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
     var textOutput = false
@@ -34,13 +37,11 @@ public struct SaveCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
     var provider: String?
 
-    public init() {}
+    package init() {}
 
-    var forcesText: Bool { textOutput }
+    package var forcesText: Bool { textOutput }
 
-    public mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if retry && discard { throw InputError.usage(.badOption(detail: "--retry --discard")) }
         let store = try context.openStore()
         let ids: [String]

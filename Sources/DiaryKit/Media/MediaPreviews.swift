@@ -2,10 +2,10 @@ import Foundation
 
 /// Thumbnails (D-001) for media that have none yet: made after the entry is safely stored,
 /// and best effort, since a missing preview costs only the picture in a list.
-enum MediaPreviews {
+package enum MediaPreviews {
     /// Makes and records the thumbnails these media lack; returns how many were made.
     @discardableResult
-    static func ensure(_ items: [MediaItem], store: DiaryStore) -> Int {
+    package static func ensure(_ items: [MediaItem], store: DiaryStore) -> Int {
         var made = 0
         var done: Set<String> = []
         for item in items where item.kind != .audio && item.thumbnail == nil && done.insert(item.sha256).inserted {

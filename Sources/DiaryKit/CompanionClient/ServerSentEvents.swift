@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// Reassembles a `text/event-stream` body into the `data` of each event, whatever way the
@@ -24,7 +25,7 @@ struct ServerSentEvents {
     }
 
     /// The event left open when the stream ended without a blank line, if any.
-    mutating func finish() -> String? {
+    package mutating func finish() -> String? {
         if !line.isEmpty { _ = endLine() }
         return dispatch()
     }

@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// A companion on any OpenAI-compatible endpoint (OpenAI, DeepSeek, Ollama, vLLM,
@@ -5,7 +6,7 @@ import Foundation
 public struct RemoteCompanion: ChatProvider {
     public let name: String
     public var isRemote: Bool { true }
-    let settings: ProviderSettings
+    package let settings: ProviderSettings
     let endpoint: ServiceEndpoint
 
     public init(settings: ProviderSettings, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
@@ -164,7 +165,7 @@ enum PageReader {
         ])),
     ])
 
-    static func read(_ text: String) -> Result<Page, Problem> {
+    package static func read(_ text: String) -> Result<Page, Problem> {
         guard let start = text.firstIndex(of: "{"), let end = text.lastIndex(of: "}"), start < end,
               let json = JSON.parse(Data(text[start...end].utf8)) else {
             return .failure(Problem(reason: "no JSON object"))

@@ -1,4 +1,8 @@
 import ArgumentParser
+import DiaryArchive
+import DiaryCLI
+import DiaryKit
+import DiarySync
 import Foundation
 
 /// `diary-sync login`: connect this device to a person's account.
@@ -12,7 +16,7 @@ struct LoginCommand: DiaryCommand {
             run diary-sync (or diary-sync watch) to sync.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Option(name: .long, help: ArgumentHelp("The server: postgres://user@host[:port]/database[?sslmode=…].", valueName: "url"))
     var url: String
@@ -25,9 +29,7 @@ struct LoginCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let password = try Prompt.password(context, address: address, fromStdin: passwordStdin)
         let store = try context.openStore()
@@ -37,8 +39,7 @@ struct LoginCommand: DiaryCommand {
         if let consent, accepted.flatMap({ $0 }).map({ $0 < consent.version }) ?? true {
             Output.standardError(consent.text(context.language))
             if !acceptConsent {
-                guard let answer = context.askOnTerminal(Phrase.consentAccept.text(context.language)) else { throw SyncError.consentDeclined }
-                guard CommandContext.isYes(answer) else { throw SyncError.consentDeclined }
+                guard context.askYesNo(.consentAccept) == true else { throw SyncError.consentDeclined }
             }
             credentials.consentVersion = consent.version
         }
@@ -53,7 +54,7 @@ struct LogoutCommand: DiaryCommand {
         commandName: "logout",
         abstract: "Forget this device's login; --wipe-local also clears the diary on this device.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("wipe-local"), help: "Also delete every page and media file on this device (asks first).")
     var wipeLocal = false
@@ -63,11 +64,9 @@ struct LogoutCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if wipeLocal, !yes {
-            guard context.askOnTerminal(Phrase.confirmWipe.text(context.language))?.lowercased() == "yes" else { throw SyncError.notConfirmed }
+            guard context.askOnTerminal(.confirmWipe)?.lowercased() == "yes" else { throw SyncError.notConfirmed }
         }
         let store = try context.openStore()
         try Accounts.logout(store: store, wipeLocal: wipeLocal)
@@ -82,21 +81,19 @@ struct DeleteAccountCommand: DiaryCommand {
         abstract: "Delete all of your pages, chats and media on the server (asks first); the local diary stays.",
         discussion: "Only an audit record with a hashed user id stays on the server. The login is disabled and this device logged out.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("yes"), help: "Do not ask for confirmation (for scripts).")
     var yes = false
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         if !yes {
             let user = credentials.address.user
-            guard context.askOnTerminal(Phrase.confirmDeleteAccount(user: user).text(context.language)) == user else {
+            guard context.askOnTerminal(.confirmDeleteAccount(user: user)) == user else {
                 throw SyncError.notConfirmed
             }
         }
@@ -116,7 +113,7 @@ struct ServerInitCommand: DiaryCommand {
             the same SQL instead, to paste into Supabase's SQL editor.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Option(name: .long, help: ArgumentHelp("An admin login: postgres://admin@host[:port]/database.", valueName: "url"))
     var url: String?
@@ -129,9 +126,7 @@ struct ServerInitCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if printSQL {
             try Output.line(ServerSchema.script)
             return
@@ -155,7 +150,7 @@ struct UserAddCommand: DiaryCommand {
             --password-stdin. Only a SCRAM-SHA-256 verifier of it is sent to the server.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The new login: lowercase letters, digits and _, starting with a letter.", valueName: "name"))
     var name: String
@@ -168,9 +163,7 @@ struct UserAddCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let adminPassword = try Prompt.adminPassword(context, address: address, fromStdin: false)
         let newPassword = passwordStdin ? try Prompt.readStdinLine() : Accounts.generatePassword()
@@ -190,7 +183,7 @@ enum Prompt {
     static func password(_ context: CommandContext, address: ServerAddress, fromStdin: Bool) throws -> String {
         if fromStdin { return try readStdinLine() }
         if let password = address.password { return password }
-        guard let typed = readSecret(Phrase.passwordPrompt(user: address.user).text(context.language)) else { throw SyncError.passwordNeeded }
+        guard let typed = context.askSecret(.passwordPrompt(user: address.user)) else { throw SyncError.passwordNeeded }
         return typed
     }
 
@@ -198,34 +191,12 @@ enum Prompt {
         if fromStdin { return try readStdinLine() }
         if let password = address.password ?? context.environment["PGPASSWORD"] { return password }
         // A server that trusts local logins needs none; one that does will say so.
-        return readSecret(Phrase.passwordPrompt(user: address.user).text(context.language))
+        return context.askSecret(.passwordPrompt(user: address.user))
     }
 
     /// The first line of standard input, without its newline.
     static func readStdinLine() throws -> String {
         guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw SyncError.passwordNeeded }
         return line
-    }
-
-    /// Reads a line from the controlling terminal with echo off; nil without a terminal.
-    static func readSecret(_ prompt: String) -> String? {
-        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var saved = termios()
-        guard tcgetattr(descriptor, &saved) == 0 else { return nil }
-        var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        _ = tcsetattr(descriptor, TCSAFLUSH, &quiet)
-        defer {
-            _ = tcsetattr(descriptor, TCSAFLUSH, &saved)
-            _ = Glibc.write(descriptor, "\n", 1)
-        }
-        _ = prompt.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, $0.count - 1) }
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while Glibc.read(descriptor, &byte, 1) == 1, byte != 0x0A { bytes.append(byte) }
-        let line = String(decoding: bytes, as: UTF8.self)
-        return line.isEmpty ? nil : line
     }
 }

@@ -1,9 +1,10 @@
+import DiaryKit
 import Foundation
 
 /// The weather of a moment, from an Open-Meteo-compatible service: current conditions for
 /// now, the hour's record for an earlier photo (forecast API for recent days, the archive
 /// API before that).
-public struct WeatherService: Sendable {
+public struct WeatherService: WeatherSource {
     let forecast: ServiceEndpoint
     let archive: ServiceEndpoint
 
@@ -14,9 +15,15 @@ public struct WeatherService: Sendable {
         archive = ServiceEndpoint(provider: "weather", baseURL: settings.archiveURL, key: nil, timeout: timeout, retry: policy, log: log)
     }
 
-    /// The weather at the place and time, or nil when the service has none or cannot be reached.
     public func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
-                        language: Language, now: Date = Date()) async -> (description: String, temperatureC: Double?)? {
+                        language: Language) async -> (description: String, temperatureC: Double?)? {
+        await weather(latitude: latitude, longitude: longitude, at: date, zone: zone, language: language, now: Date())
+    }
+
+    /// The weather at the place and time as seen at `now`, or nil when the service has none
+    /// or cannot be reached.
+    package func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
+                 language: Language, now: Date) async -> (description: String, temperatureC: Double?)? {
         let place = String(format: "latitude=%.4f&longitude=%.4f", latitude, longitude)
         let zoneName = zone.identifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-"))) ?? "GMT"
         do {
@@ -39,7 +46,7 @@ public struct WeatherService: Sendable {
     }
 
     /// A WMO weather interpretation code in words.
-    static func describe(code: Int, language: Language) -> String {
+    package static func describe(code: Int, language: Language) -> String {
         let words: (String, String)
         switch code {
         case 0: words = ("晴朗", "clear sky")

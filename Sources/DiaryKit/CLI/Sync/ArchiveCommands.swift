@@ -1,4 +1,8 @@
 import ArgumentParser
+import DiaryArchive
+import DiaryCLI
+import DiaryKit
+import DiarySync
 import Foundation
 
 /// `diary-sync backup`: the whole diary as one archive.
@@ -12,14 +16,12 @@ struct BackupCommand: DiaryCommand {
             standard output, which must not be a terminal. Restore it with `diary-sync restore`.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
     @OptionGroup var output: ArchiveOutputOptions
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         try ArchiveRunner.write(context: context, store: store, options: output, scope: .backup)
     }
@@ -36,7 +38,7 @@ struct ExportCommand: DiaryCommand {
             tar.xz, zip (from the -o name, else tar), dayone (a Day One JSON zip), html (a folder: -o site/).
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
     @OptionGroup var output: ArchiveOutputOptions
 
     @Option(name: .customLong("tag"), help: ArgumentHelp("Only entries with this tag (repeatable: all of them).", valueName: "tag"))
@@ -56,9 +58,7 @@ struct ExportCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         var chosen = try ids.map { try store.resolve(reference: $0) }
         let filtered = !tags.isEmpty || on != nil || from != nil || to != nil
@@ -91,16 +91,14 @@ struct RestoreCommand: DiaryCommand {
             input when the file is - or missing and input is piped.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The archive (tar, tar.gz, tar.zst, tar.xz, zip), or - for standard input.", valueName: "file"))
     var file: String?
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         try ArchiveRunner.read(context: context, file: file, mode: .restore)
     }
 }
@@ -116,16 +114,14 @@ struct ImportCommand: DiaryCommand {
             Importing the same file twice changes nothing.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The archive or Day One zip, or - for standard input.", valueName: "file"))
     var file: String?
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         try ArchiveRunner.read(context: context, file: file, mode: .importEntries)
     }
 }

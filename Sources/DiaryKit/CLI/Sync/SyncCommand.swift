@@ -1,9 +1,13 @@
 import ArgumentParser
+import DiaryArchive
+import DiaryCLI
+import DiaryKit
+import DiarySync
 import Foundation
 
 /// `diary-sync`: sync, and archives (backup, export, restore, import).
-public struct SyncCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct SyncCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "diary-sync",
         abstract: "Sync the diary across devices through Postgres, and back it up.",
         discussion: """
@@ -16,7 +20,7 @@ public struct SyncCommand: AsyncParsableCommand {
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
 
-    public init() {}
+    package init() {}
 }
 
 /// `diary-sync sync` (the default): push, pull, media, once.
@@ -25,16 +29,14 @@ struct SyncNowCommand: DiaryCommand {
         commandName: "sync",
         abstract: "Send this device's changes, then take the other devices' (the default).")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("retry-refused"), help: "Put changes the server refused back in the queue first.")
     var retryRefused = false
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         try await SyncRunner.once(context: context, steps: .all, retryRefused: retryRefused)
     }
 }
@@ -43,26 +45,22 @@ struct SyncNowCommand: DiaryCommand {
 struct PushCommand: DiaryCommand {
     static let configuration = CommandConfiguration(commandName: "push", abstract: "Send this device's queued changes and media.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .push, retryRefused: false) }
+    package func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .push, retryRefused: false) }
 }
 
 /// `diary-sync pull`: only take.
 struct PullCommand: DiaryCommand {
     static let configuration = CommandConfiguration(commandName: "pull", abstract: "Take the other devices' changes and media.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .pull, retryRefused: false) }
+    package func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .pull, retryRefused: false) }
 }
 
 /// `diary-sync watch`: stay up and sync as things change.
@@ -75,13 +73,11 @@ struct WatchCommand: DiaryCommand {
             30 seconds, and reconnects by itself. Prints one line per sync that moved something. Ctrl-C stops it.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         context.say(.watching(server: credentials.address.description))
@@ -104,7 +100,7 @@ struct SyncStatusCommand: DiaryCommand {
         commandName: "status",
         abstract: "Show what waits to sync, what the server refused, conflicts kept, and the last sync.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
     var textOutput = false
@@ -114,11 +110,9 @@ struct SyncStatusCommand: DiaryCommand {
 
     init() {}
 
-    var forcesText: Bool { textOutput }
+    package var forcesText: Bool { textOutput }
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         if conflicts {
             for conflict in try store.conflicts() {
@@ -182,7 +176,7 @@ struct SetCommand: DiaryCommand {
             sent with the next sync.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("persona or language.", valueName: "key"))
     var key: String?
@@ -192,9 +186,7 @@ struct SetCommand: DiaryCommand {
 
     init() {}
 
-    mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let keys = ["persona", Language.settingKey]
         if let key {

@@ -1,3 +1,6 @@
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 extension CommandContext {
@@ -39,10 +42,10 @@ extension CommandContext {
         }
         guard let first = pending.first else { return providers }
         let host = URL(string: first.settings.baseURL)?.host ?? first.settings.baseURL
-        guard let answer = askOnTerminal(Phrase.consentQuestion(provider: pending.map(\.name).joined(separator: ", "), host: host).text(language)) else {
+        guard let agreed = askYesNo(.consentQuestion(provider: pending.map(\.name).joined(separator: ", "), host: host)) else {
             throw CompanionError.consentNeeded(provider: first.name)
         }
-        guard Self.isYes(answer) else {
+        guard agreed else {
             say(.consentDeclined)
             let offline = providers.filter { !$0.isRemote }
             return offline.isEmpty ? [OfflineCompanion(environment: environment)] : offline
@@ -51,23 +54,5 @@ extension CommandContext {
             try store.setDeviceSetting("consent.\(remote.name)", remote.settings.baseURL)
         }
         return providers
-    }
-
-    /// True for an answer that agrees: y, yes, 是, 好.
-    static func isYes(_ answer: String) -> Bool { ["y", "yes", "是", "好"].contains(answer.lowercased()) }
-
-    /// Asks a yes/no question on the terminal: on stdin when it is one, else on the
-    /// controlling terminal (a pipeline still has one); nil when there is no terminal.
-    func askOnTerminal(_ question: String) -> String? {
-        if stdinIsTerminal {
-            try? Output.standardErrorFragment(question)
-            return readLine()?.trimmingCharacters(in: .whitespaces) ?? ""
-        }
-        guard isatty(STDERR_FILENO) == 1, let tty = FileHandle(forUpdatingAtPath: "/dev/tty") else { return nil }
-        defer { try? tty.close() }
-        tty.write(Data(question.utf8))
-        var line = Data()
-        while let byte = try? tty.read(upToCount: 1), let first = byte.first, first != 0x0A { line.append(first) }
-        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 }

@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 
 /// The companions that may answer, in failover order, and what the person should be told

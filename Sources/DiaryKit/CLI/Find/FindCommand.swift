@@ -1,9 +1,11 @@
 import ArgumentParser
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// `diary-find`: search and browse pages by words, tags and dates (F-006 … F-009).
-public struct FindCommand: DiaryCommand {
-    public static let configuration = CommandConfiguration(
+package struct FindCommand: DiaryCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "diary-find",
         abstract: "Find diary pages by keyword, tag and date.",
         discussion: """
@@ -15,7 +17,7 @@ public struct FindCommand: DiaryCommand {
             lists them all, each JSON line with its own cursor.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
     @Flag(name: .customLong("text"), help: "Print readable text, even when piped (same as --readable).")
     var textOutput = false
@@ -77,13 +79,11 @@ public struct FindCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Colour the matched words: auto (on a terminal, unless NO_COLOR), always, never.", valueName: "when"))
     var color: String = "auto"
 
-    public init() {}
+    package init() {}
 
-    var forcesText: Bool { textOutput }
+    package var forcesText: Bool { textOutput }
 
-    public mutating func run() async throws { try await perform() }
-
-    func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) async throws {
         if let limit, limit < 1 { throw InputError.usage(.badOption(detail: "--limit \(limit)")) }
         let statuses = try status.map { text -> EntryStatus in
             guard let value = EntryStatus(rawValue: text) else { throw InputError.usage(.badOption(detail: "--status \(text)")) }

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
+import DiaryKit
 import Foundation
 import NIOCore
 import NIOHTTP1
 
 /// An API key: usable in a request header, never printed, stored or logged.
 public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    let value: String
+    package let value: String
 
     public init(_ value: String) { self.value = value }
 
@@ -69,7 +70,7 @@ struct RetryPolicy: Sendable {
 
 /// Writes `--verbose` lines: what was asked of whom and how it went, never a key.
 public struct RequestLog: Sendable {
-    let write: @Sendable (String) -> Void
+    package let write: @Sendable (String) -> Void
 
     public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
 
@@ -80,12 +81,12 @@ public struct RequestLog: Sendable {
 /// One HTTP service (a model provider, a weather service): JSON requests, event streams and
 /// multipart uploads, each within a deadline, retried when the failure is transient.
 struct ServiceEndpoint: Sendable {
-    let provider: String
-    let baseURL: String
+    package let provider: String
+    package let baseURL: String
     let key: Secret?
-    let timeout: Double
-    let retry: RetryPolicy
-    let log: RequestLog
+    package let timeout: Double
+    package let retry: RetryPolicy
+    package let log: RequestLog
 
     /// Gets `path` (with its query) and returns the JSON answer.
     func getJSON(_ path: String) async throws -> JSON {

@@ -1,3 +1,6 @@
+import CompanionClient
+import DiaryCLI
+import DiaryKit
 import Foundation
 
 /// A companion message shown on a terminal as it streams in: 「正在等回覆…」 on stderr

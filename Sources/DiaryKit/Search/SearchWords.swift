@@ -1,0 +1,37 @@
+import Foundation
+
+// The empty states and date/cursor complaints of searching (F-006 … F-009).
+extension Phrase {
+    package static let emptyDiary = Phrase("目前還沒有日記", "There are no diary pages yet.")
+
+    package static let emptyTag = Phrase("這個分類還沒有日記", "There are no pages with this tag yet.")
+
+    package static let noMatch = Phrase("找不到符合的日記", "No pages match.")
+
+    package static let allTag = Phrase("全部", "All")
+
+    package static func badDate(text: String) -> Phrase {
+        Phrase("看不懂這個日期：\(text)（可用 2026、2026-11、2026-11-21、today、yesterday）",
+            "Can't read the date \(text) (use 2026, 2026-11, 2026-11-21, today or yesterday).")
+    }
+
+    package static func moreResults(cursor: String) -> Phrase {
+        Phrase("還有更多；下一頁：--after \(cursor)", "More pages follow; next page: --after \(cursor)")
+    }
+
+    package static func badCursor(text: String) -> Phrase {
+        Phrase("看不懂 --after 的值：\(text)（請貼上前一頁給的值，並用相同的 --sort）",
+            "Can't read the --after value \(text) (paste the one the previous page gave, with the same --sort).")
+    }
+}
+
+extension SearchError: ReportableError {
+    package var phrase: Phrase {
+        switch self {
+        case let .badDate(text): return .badDate(text: text)
+        case let .badCursor(text): return .badCursor(text: text)
+        }
+    }
+
+    package var exitStatus: Int32 { ExitStatus.usage }
+}

@@ -1,0 +1,74 @@
+import Crypto
+import DiaryKit
+import Foundation
+
+// What goes over the wire to the sync server: batches of whole records with idempotency
+// keys, the setting records, and how long a change waits after a failed push.
+
+/// One change ready to go up: its record as the server takes it, keyed for idempotency.
+struct OutgoingChange: Sendable {
+    /// The SHA-256 of the record as sent, so a resend is recognised.
+    package var key: String
+    package var record: JSON
+    package var queued: QueuedChange
+    var byteCount: Int
+
+    init(_ queued: QueuedChange) {
+        switch queued.record {
+        case let .entry(entry): record = entry.json
+        case let .setting(setting): record = setting.syncJSON
+        }
+        let text = Array(record.serialized.utf8)
+        key = Hex.string(SHA256.hash(data: text))
+        byteCount = text.count
+        self.queued = queued
+    }
+
+    /// At most this many changes go in one push (seed 002).
+    static let batchLimit = 20
+    /// And about this many bytes (one larger change still goes alone).
+    static let batchBytes = 1 << 20
+
+    /// The next batch from the queue, in queue order, within `limit` changes and about
+    /// `byteCap` bytes. Rows waiting out a backoff are left when `dueOnly`.
+    static func nextBatch(from store: DiaryStore, limit: Int = batchLimit, byteCap: Int = batchBytes,
+                          dueOnly: Bool, now: Date = Date()) throws -> [OutgoingChange] {
+        var batch: [OutgoingChange] = []
+        var bytes = 0
+        try store.queuedChanges(dueOnly: dueOnly, now: now) { queued in
+            let change = OutgoingChange(queued)
+            if !batch.isEmpty, batch.count >= limit || bytes + change.byteCount > byteCap { return false }
+            batch.append(change)
+            bytes += change.byteCount
+            return true
+        }
+        return batch
+    }
+
+    /// The batch as `diary.push` takes it: `[{"key": …, "record": …}, …]`.
+    static func wire(_ batch: [OutgoingChange]) -> JSON {
+        .array(batch.map { .object([("key", .string($0.key)), ("record", $0.record)]) })
+    }
+
+    /// The pause before the next try after `attempts` failed ones: 1 s, doubling, at most 15 minutes.
+    static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        min(900, Double(1 << min(max(attempts, 0), 10)))
+    }
+}
+
+extension SettingRecord {
+    /// The setting as the sync server takes it.
+    var syncJSON: JSON {
+        .object([("kind", .string("setting")), ("key", .string(key)), ("value", .string(value)),
+                 ("updated_at", .string(Timestamps.rfc3339Millis(updatedAt, zone: TimeZone(identifier: "UTC")!))),
+                 ("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId))])
+    }
+
+    /// Reads a setting as the sync server sends it.
+    init(syncJSON json: JSON) throws {
+        let reader = RecordReader(json, path: "")
+        guard reader.optionalString("kind") == "setting" else { throw RecordDecodingError(field: "kind") }
+        self.init(key: try reader.string("key"), value: try reader.string("value"), updatedAt: try reader.time("updated_at"),
+                  clock: RowClock(hlc: try reader.string("hlc"), deviceId: try reader.string("device_id")))
+    }
+}
