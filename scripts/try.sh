@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds the tools, and writes one diary page offline from a
-# sample photo: diary-new | diary-chat | diary-save, then finds it again.
+# Installs what is needed, builds and installs the tools (scripts/install.sh; PREFIX, default
+# ~/.local), and writes one diary page offline from a sample photo: diary-new | diary-chat |
+# diary-save, then finds it again. The page goes to a throwaway diary unless DIARY_HOME is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+prefix="${PREFIX:-$HOME/.local}"
 scripts/install-deps.sh
-swift build -c release --static-swift-stdlib >&2
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-export PATH="$bin:$PATH"
+scripts/install.sh "$prefix"
+export PATH="$prefix/bin:$PATH"
 export DIARY_HOME="${DIARY_HOME:-$(mktemp -d)/diary}"
 work="$(mktemp -d)"
 ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x960" -frames:v 1 "$work/beach.jpg"

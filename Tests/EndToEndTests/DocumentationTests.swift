@@ -41,3 +41,16 @@ struct DocumentationTests {
         }
     }
 }
+
+@Suite("The schema document follows the migrations")
+struct SchemaDocumentTests {
+    @Test("docs/schema.sql is what scripts/gen-schema.sh prints for a fresh diary")
+    func schemaDocumentIsCurrent() throws {
+        let repository = DocumentationTests.repository
+        let generated = try Shell.run("\(Shell.quote(repository.appendingPathComponent("scripts/gen-schema.sh").path)) \(Shell.quote(Sandbox.binaries.path))")
+        #expect(generated.status == 0, "gen-schema.sh: \(generated.stderr)")
+        #expect(generated.stdout.contains("CREATE TABLE entry"), "the generator reads the real schema")
+        let document = try String(contentsOf: repository.appendingPathComponent("docs/schema.sql"), encoding: .utf8)
+        #expect(document == generated.stdout, "docs/schema.sql is out of date: run scripts/gen-schema.sh > docs/schema.sql")
+    }
+}

@@ -73,11 +73,10 @@ package enum HTMLSite {
 
     // MARK: - Tags
 
-    /// One tag tile: a tag in use, how many entries carry it, and when it was last put on one.
+    /// One tag tile: a tag in use and how many entries carry it.
     struct Tile {
         var name: String
         var count: Int
-        var lastUsed: Date
         /// Its page's file name inside `tags/`.
         var file = ""
     }
@@ -85,21 +84,17 @@ package enum HTMLSite {
     /// The tags of these entries, most recently used first (then by count and name), as
     /// `diary-find --tags` lists them after 全部.
     static func tagTiles(_ entries: [EntryRecord]) -> [Tile] {
-        var byName: [String: Tile] = [:]
+        var byName: [String: TagUse] = [:]
         for record in entries {
             var seen = Set<String>()
             for link in record.tagLinks where link.clock.deletedAt == nil && seen.insert(link.name).inserted {
-                var tile = byName[link.name] ?? Tile(name: link.name, count: 0, lastUsed: link.createdAt)
-                tile.count += 1
-                tile.lastUsed = max(tile.lastUsed, link.createdAt)
-                byName[link.name] = tile
+                var use = byName[link.name] ?? TagUse(name: link.name, count: 0, lastUsedAt: link.createdAt)
+                use.count += 1
+                use.lastUsedAt = max(use.lastUsedAt ?? link.createdAt, link.createdAt)
+                byName[link.name] = use
             }
         }
-        return byName.values.sorted { lhs, rhs in
-            if lhs.lastUsed != rhs.lastUsed { return lhs.lastUsed > rhs.lastUsed }
-            if lhs.count != rhs.count { return lhs.count > rhs.count }
-            return lhs.name < rhs.name
-        }
+        return byName.values.sorted(by: TagUse.mostRecentFirst).map { Tile(name: $0.name, count: $0.count) }
     }
 
     // MARK: - Text
@@ -167,28 +162,6 @@ package enum HTMLSite {
             .first { !$0.isEmpty }
         guard let line else { return nil }
         return line.count > limit ? String(line.prefix(limit)) + "…" : line
-    }
-
-    // MARK: - Calendar arithmetic (proleptic Gregorian, no calendar objects)
-
-    /// Days from 1970-01-01 to a civil date.
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday).
-    static func mondayWeekday(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        ((daysFromCivil(year, month, day) + 3) % 7 + 7) % 7
-    }
-
-    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
-        let next = month == 12 ? daysFromCivil(year + 1, 1, 1) : daysFromCivil(year, month + 1, 1)
-        return next - daysFromCivil(year, month, 1)
     }
 }
 
@@ -471,10 +444,8 @@ extension HTMLSite {
             let months = Set(byDay.keys.compactMap { day -> String? in day.count >= 7 ? String(day.prefix(7)) : nil }).sorted(by: >)
             var tables: [String] = []
             for month in months {
-                let parts = month.split(separator: "-")
-                guard parts.count == 2, let year = Int(parts[0]), let number = Int(parts[1]), (1...12).contains(number) else { continue }
-                let length = HTMLSite.daysInMonth(year, number)
-                let lead = HTMLSite.mondayWeekday(year, number, 1)
+                guard let grid = MonthGrid(month) else { continue }
+                let (year, number, length, lead) = (grid.year, grid.month, grid.length, grid.firstWeekday)
                 var html = "<table class=\"month\" id=\"month-\(month)\">\n<caption>\(HTMLSite.escape(words.month(year, number)))</caption>\n<thead><tr>"
                 html += words.weekdays.map { "<th scope=\"col\">\(HTMLSite.escape($0))</th>" }.joined()
                 html += "</tr></thead>\n<tbody>\n<tr>"

@@ -98,31 +98,22 @@ public struct Finder: Sendable {
 
     /// The pages per day of a month (`YYYY-MM`, or this month), within the other filters.
     public func calendar(month text: String?, _ request: FindRequest) throws -> MonthCounts {
-        let calendar = Timestamps.calendar(zone)
-        let (year, month): (Int, Int)
+        let grid: MonthGrid
         if let text {
-            guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: /(\d{4})-(\d{1,2})/),
-                  let parsedMonth = Int(match.2), (1...12).contains(parsedMonth) else { throw SearchError.badDate(text) }
-            (year, month) = (Int(match.1)!, parsedMonth)
+            guard let parsed = MonthGrid(text) else { throw SearchError.badDate(text) }
+            grid = parsed
         } else {
-            let parts = calendar.dateComponents([.year, .month], from: today)
-            (year, month) = (parts.year!, parts.month!)
+            let parts = Timestamps.calendar(zone).dateComponents([.year, .month], from: today)
+            grid = MonthGrid(year: parts.year!, month: parts.month!)!
         }
-        let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
-        let length = calendar.range(of: .day, in: .month, for: first)!.count
         var request = request
         request.on = nil
-        request.from = Timestamps.day(year, month, 1)
-        request.to = Timestamps.day(year, month, length)
+        request.from = Timestamps.day(grid.year, grid.month, 1)
+        request.to = Timestamps.day(grid.year, grid.month, grid.length)
         let counted = try filter(request).map { try store.dayCounts($0) } ?? []
         let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
-        let days = (1...length).map { day -> DayCount in
-            let name = Timestamps.day(year, month, day)
-            return DayCount(day: name, count: byDay[name] ?? 0)
-        }
-        // Calendar weekdays run 1 = Sunday … 7 = Saturday.
-        let weekday = (calendar.component(.weekday, from: first) + 5) % 7
-        return MonthCounts(year: year, month: month, days: days, firstWeekday: weekday)
+        let days = grid.days.map { DayCount(day: $0, count: byDay[$0] ?? 0) }
+        return MonthCounts(year: grid.year, month: grid.month, days: days, firstWeekday: grid.firstWeekday)
     }
 
     /// `全部` and every tag in use, most recent first, with counts.

@@ -159,6 +159,9 @@ enum Schema {
         migrator.registerMigration("v5-sync-tag-removals-dead-letters-media-transfers") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v6-one-context-shape") { db in
+            try db.execute(sql: v6)
+        }
         return migrator
     }
 
@@ -230,6 +233,20 @@ enum Schema {
     // good is a dead letter: kept and shown, never retried blindly, never dropped. Media
     // bytes travel apart from their rows: what to send and fetch is remembered here, and
     // which contents the server already holds.
+    /// The context column takes the shape entry records have (weather nested), so one
+    /// coder reads and writes it everywhere; rows written flat by v1–v5 are rewritten.
+    static let v6 = """
+        UPDATE entry SET context = json_object(
+            'place', json_extract(context, '$.place'),
+            'latitude', json_extract(context, '$.latitude'),
+            'longitude', json_extract(context, '$.longitude'),
+            'weather', CASE WHEN json_extract(context, '$.weather_description') IS NULL
+                             AND json_extract(context, '$.temperature_c') IS NULL THEN NULL
+                        ELSE json_object('description', json_extract(context, '$.weather_description'),
+                                         'temperature_c', json_extract(context, '$.temperature_c')) END)
+        WHERE context IS NOT NULL AND json_valid(context) AND json_type(context, '$.weather') IS NULL;
+        """
+
     static let v5 = """
         CREATE TABLE tag_removal (
             entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,

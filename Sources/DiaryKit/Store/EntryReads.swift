@@ -49,13 +49,11 @@ extension DiaryStore {
     public func tagUses() throws -> [TagUse] {
         try read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT name, entry_count, last_used_at FROM tag
-                WHERE deleted_at IS NULL AND entry_count > 0
-                ORDER BY last_used_at DESC, entry_count DESC, name
+                SELECT name, entry_count, last_used_at FROM tag WHERE deleted_at IS NULL AND entry_count > 0
                 """)).map { row in
                 TagUse(name: row["name"], count: row["entry_count"],
                        lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamps.date(millis:)))
-            }
+            }.sorted(by: TagUse.mostRecentFirst)
         }
     }
 

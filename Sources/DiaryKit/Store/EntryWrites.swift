@@ -349,28 +349,15 @@ extension DiaryStore {
     }
 }
 
-/// The JSON form the context column is stored in.
+/// The context column holds the context as entry records carry it (`RecordCoding`).
 enum ContextCoding {
     package static func encode(_ context: EntryContext) -> String {
-        var pairs: [(String, JSON)] = []
-        if let place = context.place { pairs.append(("place", .string(place))) }
-        if let latitude = context.latitude { pairs.append(("latitude", .double(latitude))) }
-        if let longitude = context.longitude { pairs.append(("longitude", .double(longitude))) }
-        if let weather = context.weatherDescription { pairs.append(("weather_description", .string(weather))) }
-        if let temperature = context.temperatureC { pairs.append(("temperature_c", .double(temperature))) }
-        return JSON.object(pairs).serialized
+        RecordCoding.contextJSON(context).serialized
     }
 
+    /// The stored context; an unreadable one reads as no context rather than failing the entry.
     package static func decode(_ text: String?) -> EntryContext {
         guard let text, let json = JSON.parse(Data(text.utf8)) else { return EntryContext() }
-        func number(_ key: String) -> Double? {
-            switch json[key] {
-            case let .double(value)?: return value
-            case let .int(value)?: return Double(value)
-            default: return nil
-            }
-        }
-        return EntryContext(place: json["place"]?.stringValue, latitude: number("latitude"), longitude: number("longitude"),
-                            weatherDescription: json["weather_description"]?.stringValue, temperatureC: number("temperature_c"))
+        return (try? RecordCoding.context(json)) ?? EntryContext()
     }
 }

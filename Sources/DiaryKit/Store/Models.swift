@@ -146,6 +146,20 @@ public struct TagUse: Sendable, Equatable {
     public var name: String
     public var count: Int
     public var lastUsedAt: Date?
+
+    package init(name: String, count: Int, lastUsedAt: Date?) {
+        self.name = name
+        self.count = count
+        self.lastUsedAt = lastUsedAt
+    }
+
+    /// The one order of tags wherever they are listed: most recently used first, then the
+    /// most used, then by name.
+    package static func mostRecentFirst(_ lhs: TagUse, _ rhs: TagUse) -> Bool {
+        if lhs.lastUsedAt != rhs.lastUsedAt { return (lhs.lastUsedAt ?? .distantPast) > (rhs.lastUsedAt ?? .distantPast) }
+        if lhs.count != rhs.count { return lhs.count > rhs.count }
+        return lhs.name < rhs.name
+    }
 }
 
 /// What a new draft starts with.

@@ -446,14 +446,7 @@ import Testing
                           "entries/2026-03-02-0193bbbb.html"])
     }
 
-    @Test func calendarArithmetic() {
-        #expect(HTMLSite.mondayWeekday(2026, 11, 1) == 6, "a Sunday")
-        #expect(HTMLSite.mondayWeekday(2026, 11, 2) == 0, "a Monday")
-        #expect(HTMLSite.mondayWeekday(1970, 1, 1) == 3, "a Thursday")
-        #expect(HTMLSite.mondayWeekday(1969, 12, 29) == 0, "before 1970 too")
-        let days: [Int] = [HTMLSite.daysInMonth(2024, 2), HTMLSite.daysInMonth(2026, 2), HTMLSite.daysInMonth(2000, 2),
-                           HTMLSite.daysInMonth(1900, 2), HTMLSite.daysInMonth(2026, 12), HTMLSite.daysInMonth(2026, 4)]
-        #expect(days == [29, 28, 29, 28, 31, 30])
+    @Test func textHelpers() {
         #expect(HTMLSite.paragraphs("a\nb\n\n\n c \r\n\r\nd") == "<p>a<br>\nb</p>\n<p> c </p>\n<p>d</p>")
         #expect(HTMLSite.escape("<a href='x'>&\"</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;")
         #expect(HTMLSite.urlSegment("50% 旅行?#.html") == "50%25%20旅行%3F%23.html")

@@ -14,6 +14,30 @@ import Testing
         #expect(try diary.store.integrityCheck())
     }
 
+    @Test func contextsWrittenFlatByEarlierVersionsAreReadInTheRecordShape() throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("海邊")
+        // As versions before v6 stored it: weather flat beside the place.
+        try diary.store.write { db in
+            try db.execute(sql: """
+                UPDATE entry SET context = '{"place":"基隆","latitude":25.13,"longitude":121.74,"weather_description":"小雨","temperature_c":18.5}'
+                WHERE id = ?
+                """, arguments: [id])
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v6-one-context-shape'")
+        }
+        let reopened = try DiaryStore.open(diary.store.paths)
+        let stored = try reopened.read { db in try String.fetchOne(db, sql: "SELECT context FROM entry WHERE id = ?", arguments: [id]) }
+        let json = try #require(stored.flatMap { JSON.parse(Data($0.utf8)) })
+        #expect(json == RecordCoding.contextJSON(EntryContext(place: "基隆", latitude: 25.13, longitude: 121.74,
+                                                              weatherDescription: "小雨", temperatureC: 18.5)))
+        let context = try reopened.entry(id: id).context
+        #expect(context.place == "基隆" && context.weatherDescription == "小雨" && context.temperatureC == 18.5)
+        // Written now, the column has the record's shape too.
+        try reopened.setContext(entryId: id, context: EntryContext(place: "台北"))
+        let rewritten = try reopened.read { db in try String.fetchOne(db, sql: "SELECT context FROM entry WHERE id = ?", arguments: [id]) }
+        #expect(rewritten.flatMap { JSON.parse(Data($0.utf8)) } == RecordCoding.contextJSON(EntryContext(place: "台北")))
+    }
+
     @Test func everyChangeIsStampedAndQueuedInItsTransaction() throws {
         let diary = try TestDiary()
         let id = try diary.draft("今天")

@@ -247,3 +247,50 @@ import Testing
         #expect(Timestamps.parse("2026-02-30", zone: .current) == nil)
     }
 }
+
+@Suite struct MonthGridTests {
+    @Test func lengthsAndMondayFirstWeekdays() {
+        #expect(MonthGrid(year: 2026, month: 11)?.firstWeekday == 6, "2026-11-01 is a Sunday")
+        #expect(MonthGrid(year: 2026, month: 6)?.firstWeekday == 0, "2026-06-01 is a Monday")
+        #expect(MonthGrid(year: 1970, month: 1)?.firstWeekday == 3, "a Thursday")
+        #expect(MonthGrid(year: 1969, month: 12)?.firstWeekday == 0, "before 1970 too")
+        let lengths = [(2024, 2), (2026, 2), (2000, 2), (1900, 2), (2026, 12), (2026, 4)].map { MonthGrid(year: $0.0, month: $0.1)?.length }
+        #expect(lengths == [29, 28, 29, 28, 31, 30])
+        #expect(MonthGrid("2026-3")?.days.first == "2026-03-01")
+        #expect(MonthGrid("2026-3")?.days.count == 31)
+        #expect(MonthGrid("2026-13") == nil && MonthGrid("march") == nil)
+    }
+
+    @Test func agreesWithTheCalendarOnEveryMonthOfFourCenturies() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        for year in stride(from: 1800, through: 2200, by: 7) {
+            for month in 1...12 {
+                let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+                let grid = MonthGrid(year: year, month: month)!
+                #expect(grid.length == calendar.range(of: .day, in: .month, for: first)!.count)
+                #expect(grid.firstWeekday == (calendar.component(.weekday, from: first) + 5) % 7)
+            }
+        }
+    }
+}
+
+@Suite struct DigestTests {
+    @Test func knownVectorsAndStreamingInAnyPieces() {
+        #expect(SHA256Stream.hex(of: []) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256Stream.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256Stream.hex(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        // A million 'a's, fed in uneven pieces that straddle block boundaries.
+        var stream = SHA256Stream()
+        let piece = [UInt8](repeating: 0x61, count: 9_973)
+        var left = 1_000_000
+        while left > 0 {
+            let count = min(left, piece.count - left % 61)
+            piece[..<count].withUnsafeBytes { stream.update($0) }
+            left -= count
+        }
+        #expect(Hex.string(stream.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(Hex.string([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+    }
+}

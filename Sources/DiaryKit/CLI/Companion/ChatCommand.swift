@@ -14,7 +14,8 @@ package struct ChatCommand: DiaryCommand {
             opens an interactive chat (/save, /cancel, /persona NAME, /retry; Ctrl-D keeps the draft). \
             The entry is the ID given, else the one named on stdin, else the most recent open draft. \
             Your message is stored before the companion is asked, so nothing you type is lost.
-            """)
+            """,
+        version: DiaryVersion.current)
 
     @OptionGroup package var global: GlobalOptions
 

@@ -13,7 +13,8 @@ package struct NewCommand: DiaryCommand {
             Stores the media in the diary (content-addressed, stored once however often it is added) \
             and prints the new draft: JSON Lines when piped, readable text on a terminal. \
             The InnerBloom companion's welcome goes to stderr. Continue with diary-chat; finish with diary-save.
-            """)
+            """,
+        version: DiaryVersion.current)
 
     @OptionGroup package var global: GlobalOptions
 

@@ -15,7 +15,8 @@ package struct SaveCommand: DiaryCommand {
             summary_failed, and --retry finishes it later. --discard drops an unsaved draft and its \
             media (unless another entry uses them). The entries are the IDs given, else those named \
             on stdin, else the most recent open draft.
-            """)
+            """,
+        version: DiaryVersion.current)
 
     @OptionGroup package var global: GlobalOptions
 

@@ -15,7 +15,8 @@ package struct FindCommand: DiaryCommand {
             status 1 when nothing is found, like grep. On a terminal at most 20 pages are shown \
             unless --limit says otherwise, and the next page is one --after away; piped output \
             lists them all, each JSON line with its own cursor.
-            """)
+            """,
+        version: DiaryVersion.current)
 
     @OptionGroup package var global: GlobalOptions
 

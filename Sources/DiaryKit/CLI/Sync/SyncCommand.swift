@@ -15,6 +15,7 @@ package struct SyncCommand: AsyncParsableCommand {
             then takes what other devices sent (pull), then media. With no subcommand, diary-sync syncs \
             once. Offline, nothing is lost: the queue waits (exit 75) and the next sync sends it.
             """,
+        version: DiaryVersion.current,
         subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self,
                       LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
