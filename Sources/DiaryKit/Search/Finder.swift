@@ -83,7 +83,7 @@ public struct Finder: Sendable {
         guard var filter = try filter(request) else { return try empty(request) }
         let order = filter.order
         if let limit = request.limit { filter.limit = limit + 1 }
-        var hits = try store.find(filter)
+        var hits = try SearchEngine(store: store).find(filter)
         if hits.isEmpty && request.after == nil { return try empty(request) }
         let more = request.limit.map { hits.count > $0 } ?? false
         if more { hits.removeLast() }
@@ -93,7 +93,7 @@ public struct Finder: Sendable {
     /// How many entries the search matches.
     public func count(_ request: FindRequest) throws -> Int {
         guard let filter = try filter(request) else { return 0 }
-        return try store.count(filter)
+        return try SearchEngine(store: store).count(filter)
     }
 
     /// The pages per day of a month (`YYYY-MM`, or this month), within the other filters.
@@ -110,7 +110,7 @@ public struct Finder: Sendable {
         request.on = nil
         request.from = Timestamps.day(grid.year, grid.month, 1)
         request.to = Timestamps.day(grid.year, grid.month, grid.length)
-        let counted = try filter(request).map { try store.dayCounts($0) } ?? []
+        let counted = try filter(request).map { try SearchEngine(store: store).dayCounts($0) } ?? []
         let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
         let days = grid.days.map { DayCount(day: $0, count: byDay[$0] ?? 0) }
         return MonthCounts(year: grid.year, month: grid.month, days: days, firstWeekday: grid.firstWeekday)
@@ -203,9 +203,8 @@ public struct Finder: Sendable {
             let month = Int(monthText)!
             guard (1...12).contains(month) else { throw SearchError.badDate(text) }
             guard let dayText = match.3 else {
-                let days = calendar.range(of: .day, in: .month,
-                                          for: calendar.date(from: DateComponents(year: year, month: month, day: 1))!)!.count
-                return (Timestamps.day(year, month, 1), Timestamps.day(year, month, days))
+                let grid = MonthGrid(year: year, month: month)!
+                return (Timestamps.day(year, month, 1), Timestamps.day(year, month, grid.length))
             }
             let day = Int(dayText)!
             guard DateComponents(year: year, month: month, day: day).isValidDate(in: calendar) else { throw SearchError.badDate(text) }

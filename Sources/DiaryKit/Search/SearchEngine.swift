@@ -1,62 +1,58 @@
 import Foundation
-import GRDB
 
-// Searching and listing. The full-text table's rowid is the entry's moment_key, which
-// orders entries by when they happened; so "newest first" is a walk down one index, and a
-// word search walks the word's own list in that order and stops after one page, however
-// many thousand entries match.
-extension DiaryStore {
+/// The search engine: turns a filter into the SQL that finds, counts or tallies entries
+/// (words as FTS5 terms, ranking tiers, keyset paging) and has the store run it.
+///
+/// The full-text table's rowid is the entry's moment_key, which orders entries by when they
+/// happened; so "newest first" is a walk down one index, and a word search walks the word's
+/// own list in that order and stops after one page, however many thousand entries match.
+package struct SearchEngine: Sendable {
+    package let store: DiaryStore
+
+    package init(store: DiaryStore) { self.store = store }
+
     /// One page of entries matching the filter, in the filter's order.
-    public func find(_ filter: EntryFilter) throws -> [EntryHit] {
-        try read { db in
-            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return [] }
+    package func find(_ filter: EntryFilter) throws -> [EntryHit] {
+        try store.query { reader in
+            guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return [] }
             var hits: [EntryHit] = []
             for plan in Self.plans(filter, match) {
                 if let limit = filter.limit, hits.count >= limit { break }
                 var remaining = filter
                 if let limit = filter.limit { remaining.limit = limit - hits.count }
-                hits += try run(db, plan, remaining, tags)
+                hits += try Self.run(reader, plan, remaining, tags)
             }
             return hits
         }
     }
 
     /// How many entries match the filter (order and paging ignored).
-    public func count(_ filter: EntryFilter) throws -> Int {
-        try read { db in
-            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return 0 }
+    package func count(_ filter: EntryFilter) throws -> Int {
+        try store.query { reader in
+            guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return 0 }
             if match.expression == nil && filter.isWordsOnly {
-                return try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0
+                return try reader.integer("SELECT live FROM entry_total") ?? 0
             }
             // The index holds exactly the live entries (every write and delete keeps it so),
             // so words alone are counted without reading a single entry row.
             if let match = match.expression, filter.isWordsOnly {
-                return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry_fts WHERE entry_fts MATCH ?"), arguments: [match]) ?? 0
+                return try reader.integer("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH ?", [.text(match)]) ?? 0
             }
             let conditions = Conditions(filter, tags, matching: match.expression)
-            return try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM entry e WHERE \(conditions.sql)"),
-                                    arguments: conditions.arguments) ?? 0
+            return try reader.integer("SELECT count(*) FROM entry e WHERE \(conditions.sql)", conditions.arguments) ?? 0
         }
     }
 
     /// Entries per local day between two days (inclusive) that match the filter.
-    public func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
-        try read { db in
-            guard let tags = try TagIds(db, filter), let match = try Self.match(db, filter.words) else { return [] }
+    package func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
+        try store.query { reader in
+            guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return [] }
             let conditions = Conditions(filter, tags, matching: match.expression)
-            return try Row.fetchAll(db.cachedStatement(sql: """
+            return try reader.counts("""
                 SELECT e.local_date, count(*) AS n FROM entry e WHERE \(conditions.sql)
                 GROUP BY e.local_date ORDER BY e.local_date
-                """), arguments: conditions.arguments).map { DayCount(day: $0["local_date"], count: $0["n"]) }
+                """, conditions.arguments).map { DayCount(day: $0.0, count: $0.1) }
         }
-    }
-
-    /// True when the diary holds no entry at all.
-    public func isEmpty() throws -> Bool { try liveEntryCount() == 0 }
-
-    /// How many entries the diary holds (kept by triggers, so this reads one row).
-    public func liveEntryCount() throws -> Int {
-        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0 }
     }
 
     // MARK: - Words
@@ -72,7 +68,7 @@ extension DiaryStore {
     /// term, which for a common word is slow. So a prefix is looked up in the index's
     /// vocabulary and, when it stands for few terms, searched as those exact terms; FTS5
     /// then walks them newest first and stops after one page.
-    private static func match(_ db: Database, _ words: [SearchWord]) throws -> Match? {
+    private static func match(_ reader: QueryReader, _ words: [SearchWord]) throws -> Match? {
         guard !words.isEmpty else { return Match(expression: nil) }
         var terms: [String] = []
         for word in words {
@@ -81,9 +77,9 @@ extension DiaryStore {
                 terms.append(quoted(text))
             case let .prefix(text):
                 guard let folded = SearchableText.tokens(text, purpose: .query).first else { return nil }
-                let known = try String.fetchAll(db.cachedStatement(sql: """
+                let known = try reader.texts("""
                     SELECT term FROM entry_vocabulary WHERE term >= ? AND term < ? LIMIT 17
-                    """), arguments: [folded, folded + "\u{10FFFF}"])
+                    """, [.text(folded), .text(folded + "\u{10FFFF}")])
                 if known.isEmpty { return nil }
                 terms.append(known.count > 16 ? quoted(folded) + "*" : "(" + known.map(quoted).joined(separator: " OR ") + ")")
             }
@@ -122,7 +118,7 @@ extension DiaryStore {
         }
     }
 
-    private func run(_ db: Database, _ plan: Plan, _ filter: EntryFilter, _ tags: TagIds) throws -> [EntryHit] {
+    private static func run(_ reader: QueryReader, _ plan: Plan, _ filter: EntryFilter, _ tags: TagIds) throws -> [EntryHit] {
         var conditions: Conditions
         let sql: String
         var tier = 0
@@ -132,41 +128,38 @@ extension DiaryStore {
             tier = planTier
             match = expression
             conditions = Conditions()
-            conditions.add("entry_fts MATCH ?", [expression])
+            conditions.add("entry_fts MATCH ?", [.text(expression)])
             conditions.add(filter, tags, ftsBounds: true)
             if let after = filter.after, after.tier == planTier {
-                conditions.add("entry_fts.rowid < ?", [after.momentKey])
+                conditions.add("entry_fts.rowid < ?", [.integer(after.momentKey)])
             }
             sql = """
-                SELECT \(Self.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
+                SELECT \(QueryReader.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
                 WHERE \(conditions.sql) ORDER BY entry_fts.rowid DESC
                 """
         case let .sort(expression):
             match = expression
             conditions = Conditions(filter, tags, matching: expression)
             if let after = filter.after { conditions.add(Self.keyset(filter.order, after)) }
-            sql = "SELECT \(Self.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
+            sql = "SELECT \(QueryReader.entryColumns) FROM entry e WHERE \(conditions.sql) ORDER BY \(Self.orderBy(filter.order))"
         }
         var arguments = conditions.arguments
         var limited = sql
         if let limit = filter.limit {
             limited += " LIMIT ?"
-            arguments += [limit]
+            arguments.append(.integer(Int64(limit)))
         }
-        let rows = try Row.fetchAll(db, sql: limited, arguments: arguments)
-        let entries = try assemble(db, rows: rows, includeMessages: filter.includeMessages)
-        return try zip(rows, entries).map { row, entry in
-            let key: Int64 = row["moment_key"]
-            let position = EntryPosition(tier: tier, value: Self.sortValue(filter.order, row), momentKey: key)
-            let snippet = try match.flatMap { try Self.snippet(db, match: $0, momentKey: key) }
-            return EntryHit(entry: entry, position: position, snippet: snippet)
+        return try reader.entries(limited, arguments, includeMessages: filter.includeMessages).map { found in
+            let position = EntryPosition(tier: tier, value: Self.sortValue(filter.order, found), momentKey: found.momentKey)
+            let snippet = try match.flatMap { try Self.snippet(reader, match: $0, momentKey: found.momentKey) }
+            return EntryHit(entry: found.entry, position: position, snippet: snippet)
         }
     }
 
-    private static func snippet(_ db: Database, match: String, momentKey: Int64) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: """
+    private static func snippet(_ reader: QueryReader, match: String, momentKey: Int64) throws -> String? {
+        try reader.text("""
             SELECT snippet(entry_fts, -1, char(2), char(3), '…', 16) FROM entry_fts WHERE entry_fts MATCH ? AND rowid = ?
-            """), arguments: [match, momentKey])
+            """, [.text(match), .integer(momentKey)])
     }
 
     private static func orderBy(_ order: EntryOrder) -> String {
@@ -180,31 +173,30 @@ extension DiaryStore {
 
     private static let untitled = "(coalesce(e.title, '') = '')"
 
-    private static func sortValue(_ order: EntryOrder, _ row: Row) -> String? {
+    private static func sortValue(_ order: EntryOrder, _ found: QueriedEntry) -> String? {
         switch order {
         case .relevance, .occurred: return nil
-        case .created: return String(row["created_at"] as Int64)
-        case .updated: return String(row["updated_at"] as Int64)
-        case .title:
-            let title: String? = row["title"]
-            return (title ?? "").isEmpty ? nil : title
+        case .created: return String(found.createdAt)
+        case .updated: return String(found.updatedAt)
+        case .title: return (found.title ?? "").isEmpty ? nil : found.title
         }
     }
 
     /// "Strictly after `after`" in the given order.
-    private static func keyset(_ order: EntryOrder, _ after: EntryPosition) -> (String, StatementArguments) {
+    private static func keyset(_ order: EntryOrder, _ after: EntryPosition) -> (String, [SQLValue]) {
+        let key = SQLValue.integer(after.momentKey)
         switch order {
         case .relevance, .occurred:
-            return ("e.moment_key < ?", [after.momentKey])
+            return ("e.moment_key < ?", [key])
         case .created, .updated:
             let column = order == .created ? "e.created_at" : "e.updated_at"
-            let value = Int64(after.value ?? "") ?? Int64.max
-            return ("(\(column) < ? OR (\(column) = ? AND e.moment_key < ?))", [value, value, after.momentKey])
+            let value = SQLValue.integer(Int64(after.value ?? "") ?? Int64.max)
+            return ("(\(column) < ? OR (\(column) = ? AND e.moment_key < ?))", [value, value, key])
         case .title:
-            guard let title = after.value else { return ("(\(untitled) AND e.moment_key < ?)", [after.momentKey]) }
+            guard let title = after.value else { return ("(\(untitled) AND e.moment_key < ?)", [key]) }
             return ("""
                 (\(untitled) OR e.title COLLATE NOCASE > ? OR (e.title COLLATE NOCASE = ? AND e.moment_key < ?))
-                """, [title, title, after.momentKey])
+                """, [.text(title), .text(title), key])
         }
     }
 
@@ -217,9 +209,9 @@ extension DiaryStore {
         var any: [String] = []
         var not: [String] = []
 
-        init?(_ db: Database, _ filter: EntryFilter) throws {
+        init?(_ reader: QueryReader, _ filter: EntryFilter) throws {
             func ids(_ names: [String]) throws -> [String] {
-                try names.compactMap { try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [$0]) }
+                try names.compactMap { try reader.text("SELECT id FROM tag WHERE name = ?", [.text($0)]) }
             }
             let required = Array(Set(filter.allTags))
             all = try ids(required)
@@ -232,7 +224,7 @@ extension DiaryStore {
 
     private struct Conditions {
         var parts: [String] = []
-        var arguments = StatementArguments()
+        var arguments: [SQLValue] = []
 
         var sql: String { parts.joined(separator: " AND ") }
 
@@ -240,48 +232,48 @@ extension DiaryStore {
 
         /// The filter over the entry table, with the words (if any) as a set of rowids.
         init(_ filter: EntryFilter, _ tags: TagIds, matching match: String?) {
-            if let match { add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [match]) }
+            if let match { add("e.moment_key IN (SELECT rowid FROM entry_fts WHERE entry_fts MATCH ?)", [.text(match)]) }
             add(filter, tags, ftsBounds: false)
         }
 
-        mutating func add(_ part: String, _ values: StatementArguments = []) {
+        mutating func add(_ part: String, _ values: [SQLValue] = []) {
             parts.append(part)
             arguments += values
         }
 
-        mutating func add(_ part: (String, StatementArguments)) { add(part.0, part.1) }
+        mutating func add(_ part: (String, [SQLValue])) { add(part.0, part.1) }
 
         /// Everything but the words. `ftsBounds` also narrows the word list by time when the
         /// full-text table drives the query.
         mutating func add(_ filter: EntryFilter, _ tags: TagIds, ftsBounds: Bool) {
             add("e.deleted_at IS NULL")
             for tag in tags.all {
-                add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [tag])
+                add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [.text(tag)])
             }
             if !tags.any.isEmpty {
                 add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id IN (\(marks(tags.any.count))))",
-                    StatementArguments(tags.any))
+                    tags.any.map(SQLValue.text))
             }
             if !tags.not.isEmpty {
                 add("NOT EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id IN (\(marks(tags.not.count))))",
-                    StatementArguments(tags.not))
+                    tags.not.map(SQLValue.text))
             }
             let keyColumn = ftsBounds ? "entry_fts.rowid" : "e.moment_key"
             if let from = filter.fromDay {
-                add("e.local_date >= ?", [from])
+                add("e.local_date >= ?", [.text(from)])
                 // Local days are in each entry's own zone; a day starts no earlier than 14 h
                 // before it does in UTC, which bounds the walk through the time order.
-                if let day = MomentKey.utcMidnight(from) { add("\(keyColumn) >= ?", [MomentKey.lowest(at: day - 14 * 3_600_000)]) }
+                if let day = MomentKey.utcMidnight(from) { add("\(keyColumn) >= ?", [.integer(MomentKey.lowest(at: day - 14 * 3_600_000))]) }
             }
             if let to = filter.toDay {
-                add("e.local_date <= ?", [to])
-                if let day = MomentKey.utcMidnight(to) { add("\(keyColumn) < ?", [MomentKey.lowest(at: day + 38 * 3_600_000)]) }
+                add("e.local_date <= ?", [.text(to)])
+                if let day = MomentKey.utcMidnight(to) { add("\(keyColumn) < ?", [.integer(MomentKey.lowest(at: day + 38 * 3_600_000))]) }
             }
             if !filter.monthDays.isEmpty {
-                add("substr(e.local_date, 6) IN (\(marks(filter.monthDays.count)))", StatementArguments(filter.monthDays))
+                add("substr(e.local_date, 6) IN (\(marks(filter.monthDays.count)))", filter.monthDays.map(SQLValue.text))
             }
             if !filter.statuses.isEmpty {
-                add("e.status IN (\(marks(filter.statuses.count)))", StatementArguments(filter.statuses.map(\.rawValue)))
+                add("e.status IN (\(marks(filter.statuses.count)))", filter.statuses.map { .text($0.rawValue) })
             }
         }
 
@@ -294,35 +286,5 @@ extension EntryFilter {
     var isWordsOnly: Bool {
         allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil
             && monthDays.isEmpty && statuses.isEmpty
-    }
-}
-
-/// The order key of an entry: the milliseconds of its moment times 4096, plus a tie-break
-/// for entries of the same millisecond. Unique, so it can be the full-text rowid.
-enum MomentKey {
-    static let slots: Int64 = 4096
-
-    /// The smallest key an entry of this moment can have.
-    static func lowest(at millis: Int64) -> Int64 { millis * slots }
-
-    /// A free key for a new entry of this moment.
-    package static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
-        var key = lowest(at: millis)
-        if let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
-                                         arguments: [key, key + slots]) {
-            key = last + 1
-        }
-        // More than 4096 entries in one millisecond spill into the next; still unique.
-        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE moment_key = ?"), arguments: [key]) == true { key += 1 }
-        return key
-    }
-
-    /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.
-    static func utcMidnight(_ day: String) -> Int64? {
-        let parts = day.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3,
-              let date = Timestamps.calendar(TimeZone(identifier: "UTC")!)
-                  .date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
-        return Timestamps.millis(date)
     }
 }

@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+
+/// A value bound to one `?` of SQL that the search engine hands the store.
+package enum SQLValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+
+    fileprivate var databaseValue: DatabaseValue {
+        switch self {
+        case let .text(text): return text.databaseValue
+        case let .integer(number): return number.databaseValue
+        }
+    }
+}
+
+/// An entry a query selected, with the keys its place in an ordered list is made of.
+package struct QueriedEntry {
+    package var entry: Entry
+    package var momentKey: Int64
+    package var createdAt: Int64
+    package var updatedAt: Int64
+    package var title: String?
+}
+
+/// The store's side of searching: it runs the SQL the search engine gives it, all inside one
+/// read transaction, and turns rows into entries. The engine (`Search/SearchEngine.swift`)
+/// decides what to ask; only the store touches SQLite.
+package struct QueryReader {
+    fileprivate let db: Database
+    fileprivate let store: DiaryStore
+
+    /// What a query given to `entries` must select, from `entry` named `e`.
+    package static let entryColumns = DiaryStore.entryColumns
+
+    /// Whole entries, in the query's order.
+    package func entries(_ sql: String, _ arguments: [SQLValue], includeMessages: Bool) throws -> [QueriedEntry] {
+        let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
+        let entries = try store.assemble(db, rows: rows, includeMessages: includeMessages)
+        return zip(rows, entries).map { row, entry in
+            QueriedEntry(entry: entry, momentKey: row["moment_key"], createdAt: row["created_at"],
+                         updatedAt: row["updated_at"], title: row["title"])
+        }
+    }
+
+    /// The first column of the first row as a number (a count); nil without a row.
+    package func integer(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int? {
+        try Int.fetchOne(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
+    }
+
+    /// The first column of the first row as text; nil without a row or for NULL.
+    package func text(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
+    }
+
+    /// The first column of every row as text.
+    package func texts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
+    }
+
+    /// Rows of a text and a number (a day and its count).
+    package func counts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [(String, Int)] {
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map { ($0[0], $0[1]) }
+    }
+
+    private static func arguments(_ values: [SQLValue]) -> StatementArguments {
+        StatementArguments(values.map(\.databaseValue))
+    }
+}
+
+extension DiaryStore {
+    /// Runs `body` with a reader of the diary inside one read transaction.
+    package func query<T>(_ body: (QueryReader) throws -> T) throws -> T {
+        try read { db in try body(QueryReader(db: db, store: self)) }
+    }
+
+    /// True when the diary holds no entry at all.
+    public func isEmpty() throws -> Bool { try liveEntryCount() == 0 }
+
+    /// How many entries the diary holds (kept by triggers, so this reads one row).
+    public func liveEntryCount() throws -> Int {
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM entry_total")) ?? 0 }
+    }
+}
+
+/// The order key of an entry: the milliseconds of its moment times 4096, plus a tie-break
+/// for entries of the same millisecond. Unique, so it can be the full-text rowid.
+package enum MomentKey {
+    static let slots: Int64 = 4096
+
+    /// The smallest key an entry of this moment can have.
+    package static func lowest(at millis: Int64) -> Int64 { millis * slots }
+
+    /// A free key for a new entry of this moment.
+    static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
+        var key = lowest(at: millis)
+        if let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
+                                         arguments: [key, key + slots]) {
+            key = last + 1
+        }
+        // More than 4096 entries in one millisecond spill into the next; still unique.
+        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE moment_key = ?"), arguments: [key]) == true { key += 1 }
+        return key
+    }
+
+    /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.
+    package static func utcMidnight(_ day: String) -> Int64? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3,
+              let date = Timestamps.calendar(TimeZone(identifier: "UTC")!)
+                  .date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return nil }
+        return Timestamps.millis(date)
+    }
+}
