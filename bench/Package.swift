@@ -1,5 +1,10 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// The root package is a path dependency, whose identity SwiftPM takes from its folder's
+// name; reading that name here lets the benchmarks build from a clone in any folder.
+let root = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 
 // The benchmark tools live in their own package so the product keeps its five executables.
 // Sources/FakeServers is a link to the tests' fake servers: the companion benchmark times
@@ -17,7 +22,7 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "diary-corpus", dependencies: [
-            .product(name: "DiaryKit", package: "main"),
+            .product(name: "DiaryKit", package: root),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -27,7 +32,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .executableTarget(name: "companion-bench", dependencies: [
-            .product(name: "DiaryKit", package: "main"), "FakeServers",
+            .product(name: "DiaryKit", package: root), .product(name: "CompanionClient", package: root), "FakeServers",
         ]),
     ]
 )

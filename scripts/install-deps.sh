@@ -2,9 +2,11 @@
 # Installs what InnerBloom Diary needs on Debian 12 beyond the Swift toolchain:
 # ffmpeg (ffprobe reads videos, thumbnails are cut with it; the try-out makes its sample
 # photo with it), libarchive (backups and exports), the sqlite3 shell the tests use to look
-# inside a diary. With --tests, also what only the tests use: bsdtar, zstd and xz (to check
-# that ordinary tools read our archives), Chromium (to load the HTML export headless), the
-# PostgreSQL server and client (the sync tests start a throwaway cluster on loopback).
+# inside a diary, strip (scripts/install.sh). With --tests, also what only the tests use:
+# bsdtar, zstd and xz (to check that ordinary tools read our archives), Chromium (to load
+# the HTML export headless), the PostgreSQL server and client (the sync tests start a
+# throwaway cluster on loopback), nm/readelf (what a binary links), groff and man (the man
+# pages render without warnings).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -13,7 +15,7 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 missing=()
-for tool in ffmpeg:ffmpeg ffprobe:ffmpeg sqlite3:sqlite3 pkg-config:pkg-config; do
+for tool in ffmpeg:ffmpeg ffprobe:ffmpeg sqlite3:sqlite3 pkg-config:pkg-config strip:binutils; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 for package in libsqlite3-dev libarchive-dev; do
@@ -21,7 +23,7 @@ for package in libsqlite3-dev libarchive-dev; do
 done
 if [ "${1:-}" = "--tests" ]; then
     for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3 psql:postgresql-client \
-                pg_dump:postgresql-client; do
+                pg_dump:postgresql-client nm:binutils readelf:binutils groff:groff-base man:man-db; do
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
     done
     [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)

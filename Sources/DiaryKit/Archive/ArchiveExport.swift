@@ -161,7 +161,7 @@ final class Spool {
     deinit { close(descriptor) }
 
     @discardableResult
-    package func append(_ bytes: [UInt8]) throws -> Range<Int64> {
+    func append(_ bytes: [UInt8]) throws -> Range<Int64> {
         // Appends move the file offset; the reads below use pread and leave it alone.
         guard bytes.withUnsafeBytes({ FileIO.writeAll(descriptor, $0) }) else {
             throw ArchiveError.writeFailed(String(cString: strerror(errno)))

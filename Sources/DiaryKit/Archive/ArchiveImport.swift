@@ -165,8 +165,8 @@ package enum ArchiveImport {
 
 /// A member written to the staging folder, with its digests.
 struct StagedFile {
-    package var url: URL
-    package var bytes: Int64
+    var url: URL
+    var bytes: Int64
     var sha256: String
     var md5: String
 }

@@ -71,8 +71,8 @@ struct ArchiveManifest: Equatable {
     }
 
     /// `backup` (the whole diary) or `export` (a selection).
-    package var scope: String
-    package var version: Int
+    var scope: String
+    var version: Int
     var tool: String
     var createdAt: Date
     var counts: [(String, Int)]
@@ -83,7 +83,7 @@ struct ArchiveManifest: Equatable {
             && lhs.counts.map(\.0) == rhs.counts.map(\.0) && lhs.counts.map(\.1) == rhs.counts.map(\.1)
     }
 
-    package var json: JSON {
+    var json: JSON {
         .object([
             ("format", .string(ArchiveLayout.formatName)),
             ("version", .int(Int64(version))),
@@ -133,5 +133,5 @@ struct ArchiveManifest: Equatable {
         self.members = members
     }
 
-    package func count(_ name: String) -> Int? { counts.first { $0.0 == name }?.1 }
+    func count(_ name: String) -> Int? { counts.first { $0.0 == name }?.1 }
 }

@@ -441,7 +441,7 @@ private struct JournalReader {
 
         return EntryRecord(
             id: id, clock: clock, status: .saved, createdAt: created, updatedAt: updated, occurredAt: created,
-            timeZone: zone, context: context, persona: Persona.warm.id, title: page.title, summary: page.summary,
+            timeZone: zone, context: context, persona: Persona.standard.id, title: page.title, summary: page.summary,
             summarizedAt: updated, media: media, lines: [], tagLinks: tagLinks)
     }
 

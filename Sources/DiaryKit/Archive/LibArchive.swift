@@ -25,7 +25,7 @@ enum LibArchive {
     }
 
     /// libarchive's description of the last error on `archive`, or `fallback` when it gave none.
-    package static func message(_ archive: OpaquePointer?, _ fallback: String) -> String {
+    static func message(_ archive: OpaquePointer?, _ fallback: String) -> String {
         guard let text = archive_error_string(archive) else { return fallback }
         return String(cString: text)
     }

@@ -1,7 +1,7 @@
 import DiaryKit
 import Foundation
 
-/// The JSON Lines contract (DESIGN.md §2) and the readable text of entries, messages and tags.
+/// The JSON Lines contract (`man diary`, JSON LINES) and the readable text of entries, messages and tags.
 package enum Rendering {
     // MARK: JSON
 
@@ -92,7 +92,7 @@ package enum Rendering {
     static func speaker(_ message: Message, language: Language) -> String {
         switch message.author {
         case .person: return language == .en ? "You" : "你"
-        case .companion: return (Persona.named(message.persona) ?? .warm).name(language)
+        case .companion: return (Persona.named(message.persona) ?? .standard).name(language)
         }
     }
 

@@ -310,8 +310,8 @@ public enum PersonaChoice {
         }
         for candidate in [entryPersona, setting, config].compactMap({ $0 }) {
             if let persona = Persona.named(candidate) { return (persona, nil) }
-            return (.warm, .defaultPersonaUsed)
+            return (.standard, .defaultPersonaUsed)
         }
-        return (.warm, nil)
+        return (.standard, nil)
     }
 }

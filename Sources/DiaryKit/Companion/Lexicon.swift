@@ -3,13 +3,13 @@ import Foundation
 /// The words the offline companion recognises: feelings and everyday topics, each with the
 /// tag it leads to in either language.
 struct LexiconTopic: Sendable {
-    package let tag: (zh: String, en: String)
+    let tag: (zh: String, en: String)
     /// Substrings matched in Chinese text.
-    package let zh: [String]
+    let zh: [String]
     /// Whole English words (or their start, for words of four letters or more).
-    package let en: [String]
+    let en: [String]
 
-    package func tag(_ language: Language) -> String { language == .en ? tag.en : tag.zh }
+    func tag(_ language: Language) -> String { language == .en ? tag.en : tag.zh }
 }
 
 enum Lexicon {

@@ -184,13 +184,13 @@ public struct OfflineCompanion: ChatProvider {
 
 /// Morning, afternoon, evening…: the part of the day a moment fell in.
 struct DayPart {
-    package let hour: Int
+    let hour: Int
 
     init(date: Date, zone: TimeZone) {
         hour = Timestamps.hour(date, zone: zone)
     }
 
-    package func text(_ language: Language) -> String {
+    func text(_ language: Language) -> String {
         let names: (String, String)
         switch hour {
         case 5..<8: names = ("清晨", "early morning")
@@ -204,7 +204,7 @@ struct DayPart {
         return language == .en ? names.1 : names.0
     }
 
-    package func greeting(_ language: Language) -> String {
+    func greeting(_ language: Language) -> String {
         switch (hour, language) {
         case (5..<11, .zhHant): return "早安。"
         case (11..<17, .zhHant): return "午安。"

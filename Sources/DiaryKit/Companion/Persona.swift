@@ -48,6 +48,9 @@ public struct Persona: Sendable, Equatable {
     /// All companions, the default (阿暖) first.
     public static let all: [Persona] = [.warm, .clear, .fun, .empath]
 
+    /// Who speaks when nothing chose a companion (an imported page, an unusable setting).
+    public static let standard = warm
+
     /// The companion with this id or name (`warm`, `阿暖`, `A-Nuan`), case-insensitive.
     public static func named(_ text: String) -> Persona? {
         let key = text.trimmingCharacters(in: .whitespaces).lowercased()

@@ -20,8 +20,8 @@ package struct PromptBook: Sendable {
 
 /// Headings of the context block.
 struct PromptLabels: Sendable {
-    package let time, place, weather, media, analysis, note, transcript, digest, tags, noImage: String
-    package let photo, video, textOnly: String
+    let time, place, weather, media, analysis, note, transcript, digest, tags, noImage: String
+    let photo, video, textOnly: String
 }
 
 /// The chat messages (OpenAI wire format) for each step of a conversation: instructions,

@@ -3,8 +3,8 @@ import Foundation
 /// Picks 3–8 tags for a page: tags the person already uses that the words mention, then
 /// feelings, then topics, then the kind of media, the part of day and the season.
 struct TagPicker {
-    package let language: Language
-    package let existing: [String]
+    let language: Language
+    let existing: [String]
 
     func pick(from words: String, entry: Entry) -> [String] {
         var tags: [String] = []

@@ -165,7 +165,7 @@ enum PageReader {
         ])),
     ])
 
-    package static func read(_ text: String) -> Result<Page, Problem> {
+    static func read(_ text: String) -> Result<Page, Problem> {
         guard let start = text.firstIndex(of: "{"), let end = text.lastIndex(of: "}"), start < end,
               let json = JSON.parse(Data(text[start...end].utf8)) else {
             return .failure(Problem(reason: "no JSON object"))

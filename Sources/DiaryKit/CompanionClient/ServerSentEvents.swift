@@ -25,7 +25,7 @@ struct ServerSentEvents {
     }
 
     /// The event left open when the stream ended without a blank line, if any.
-    package mutating func finish() -> String? {
+    mutating func finish() -> String? {
         if !line.isEmpty { _ = endLine() }
         return dispatch()
     }

@@ -81,12 +81,12 @@ public struct RequestLog: Sendable {
 /// One HTTP service (a model provider, a weather service): JSON requests, event streams and
 /// multipart uploads, each within a deadline, retried when the failure is transient.
 struct ServiceEndpoint: Sendable {
-    package let provider: String
-    package let baseURL: String
+    let provider: String
+    let baseURL: String
     let key: Secret?
-    package let timeout: Double
-    package let retry: RetryPolicy
-    package let log: RequestLog
+    let timeout: Double
+    let retry: RetryPolicy
+    let log: RequestLog
 
     /// Gets `path` (with its query) and returns the JSON answer.
     func getJSON(_ path: String) async throws -> JSON {

@@ -2,7 +2,7 @@
 enum AudioFormat {
     case m4a, mp3, wav, ogg, flac, webm
 
-    package var mime: String {
+    var mime: String {
         switch self {
         case .m4a: return "audio/mp4"
         case .mp3: return "audio/mpeg"
@@ -13,7 +13,7 @@ enum AudioFormat {
         }
     }
 
-    package var fileExtension: String {
+    var fileExtension: String {
         switch self {
         case .m4a: return "m4a"
         case .mp3: return "mp3"

@@ -2,9 +2,9 @@ import Foundation
 
 /// What a photo's EXIF block says about when and where it was taken.
 struct ExifInfo: Sendable, Equatable {
-    package var takenAt: Date?
-    package var latitude: Double?
-    package var longitude: Double?
+    var takenAt: Date?
+    var latitude: Double?
+    var longitude: Double?
 }
 
 /// Reads capture time and GPS position from a TIFF-structured EXIF block.
@@ -25,7 +25,7 @@ enum ExifReader {
     }
 
     /// Capture time and position from the TIFF block of an `Exif` APP1 segment (after `Exif\0\0`).
-    package static func read(tiff bytes: [UInt8], timeZone: TimeZone) -> ExifInfo {
+    static func read(tiff bytes: [UInt8], timeZone: TimeZone) -> ExifInfo {
         guard let tiff = TIFF(bytes), let ifd0 = tiff.directory(at: tiff.firstDirectoryOffset) else {
             return ExifInfo()
         }

@@ -16,7 +16,7 @@ enum ExternalTool {
         case failed
     }
 
-    package static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) -> Outcome {
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -6,7 +6,7 @@ enum MediaFormat: Sendable, Equatable, CaseIterable {
     case mp4, mov, m4v, webm
 
     /// Photo or video.
-    package var kind: MediaKind {
+    var kind: MediaKind {
         switch self {
         case .jpeg, .png, .heic, .webp, .gif: return .photo
         case .mp4, .mov, .m4v, .webm: return .video
@@ -14,7 +14,7 @@ enum MediaFormat: Sendable, Equatable, CaseIterable {
     }
 
     /// The MIME type recorded for the stored copy.
-    package var mime: String {
+    var mime: String {
         switch self {
         case .jpeg: return "image/jpeg"
         case .png: return "image/png"
@@ -29,7 +29,7 @@ enum MediaFormat: Sendable, Equatable, CaseIterable {
     }
 
     /// The extension of the stored copy.
-    package var fileExtension: String {
+    var fileExtension: String {
         switch self {
         case .jpeg: return "jpg"
         case .png: return "png"
@@ -54,13 +54,13 @@ protocol ByteSource {
 
 /// Bytes already in memory (tests, small buffers).
 struct MemoryBytes: ByteSource {
-    package var data: [UInt8]
+    var data: [UInt8]
 
     init(_ data: [UInt8]) { self.data = data }
 
-    package var length: Int64 { Int64(data.count) }
+    var length: Int64 { Int64(data.count) }
 
-    package func bytes(at offset: Int64, count: Int) -> [UInt8] {
+    func bytes(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0, offset < Int64(data.count) else { return [] }
         let start = Int(offset)
         let end = start + min(count, data.count - start)
@@ -70,8 +70,8 @@ struct MemoryBytes: ByteSource {
 
 /// What the headers of a photo say.
 struct PhotoHeader: Sendable, Equatable {
-    package var width: Int
-    package var height: Int
+    var width: Int
+    var height: Int
     /// The TIFF block of a JPEG's `Exif` APP1 segment, when there is one.
     var exifTIFF: [UInt8]?
 }
@@ -149,7 +149,7 @@ enum ImageHeaders {
     }
 
     /// Dimensions (and EXIF, for JPEG) of a photo; nil when the file is damaged or incomplete.
-    package static func photo(_ format: MediaFormat, in source: some ByteSource) -> PhotoHeader? {
+    static func photo(_ format: MediaFormat, in source: some ByteSource) -> PhotoHeader? {
         switch format {
         case .jpeg: return jpeg(source)
         case .png: return png(source)
@@ -375,24 +375,24 @@ enum ImageHeaders {
 
 /// One ISO-BMFF box inside a buffer: its type and payload range.
 struct ISOBox {
-    package var type: String
-    package var start: Int
-    package var end: Int
+    var type: String
+    var start: Int
+    var end: Int
 }
 
 /// Bounds-checked reads from a byte buffer; every accessor returns nil rather than trapping.
 struct ByteView {
-    package let bytes: [UInt8]
+    let bytes: [UInt8]
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    package var count: Int { bytes.count }
+    var count: Int { bytes.count }
 
-    package func byte(at offset: Int) -> UInt8? {
+    func byte(at offset: Int) -> UInt8? {
         offset >= 0 && offset < bytes.count ? bytes[offset] : nil
     }
 
-    package func has(_ length: Int, at offset: Int) -> Bool {
+    func has(_ length: Int, at offset: Int) -> Bool {
         offset >= 0 && length >= 0 && offset <= bytes.count && length <= bytes.count - offset
     }
 

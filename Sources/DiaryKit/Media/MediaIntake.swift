@@ -171,11 +171,11 @@ public enum MediaIntake {
 
 /// An open, regular, readable file, read by offset.
 final class MediaFile: ByteSource {
-    package let path: String
-    package let length: Int64
+    let path: String
+    let length: Int64
     private let descriptor: Int32
 
-    package static let chunkSize = 1 << 20
+    static let chunkSize = 1 << 20
 
     init(opening file: URL) throws(MediaError) {
         let path = file.standardizedFileURL.path
@@ -194,7 +194,7 @@ final class MediaFile: ByteSource {
 
     deinit { _ = close(descriptor) }
 
-    package func bytes(at offset: Int64, count: Int) -> [UInt8] {
+    func bytes(at offset: Int64, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         let got = buffer.withUnsafeMutableBytes { read(into: $0, at: offset) }
@@ -218,7 +218,7 @@ final class MediaFile: ByteSource {
     }
 
     /// Reads the whole file in 1 MiB chunks, handing each to `sink` (false stops), and returns its SHA-256 in hex.
-    package func stream(kind: MediaKind, _ sink: (UnsafeRawBufferPointer) -> Bool) throws(MediaError) -> String {
+    func stream(kind: MediaKind, _ sink: (UnsafeRawBufferPointer) -> Bool) throws(MediaError) -> String {
         var hasher = SHA256Stream()
         var total: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaFile.chunkSize, alignment: 16)

@@ -7,18 +7,18 @@ import Darwin
 
 /// What ffprobe says about a video.
 struct VideoInfo: Sendable, Equatable {
-    package var width: Int
-    package var height: Int
-    package var durationSeconds: Double
-    package var takenAt: Date?
+    var width: Int
+    var height: Int
+    var durationSeconds: Double
+    var takenAt: Date?
 }
 
 /// Runs `ffprobe` on a file and reads its JSON report.
 struct VideoProbe: Sendable {
     /// The ffprobe to run; nil when it could not be found.
-    package var executable: String?
+    var executable: String?
     /// How long ffprobe may take before it is killed and the file counted as damaged.
-    package var timeout: TimeInterval
+    var timeout: TimeInterval
 
     init(executable: String?, timeout: TimeInterval = 60) {
         self.executable = executable
@@ -26,7 +26,7 @@ struct VideoProbe: Sendable {
     }
 
     /// The ffprobe found on this machine's `PATH` (or in /usr/bin).
-    package static func system() -> VideoProbe {
+    static func system() -> VideoProbe {
         VideoProbe(executable: locate("ffprobe", path: ProcessInfo.processInfo.environment["PATH"]))
     }
 
@@ -80,7 +80,7 @@ struct VideoProbe: Sendable {
     }
 
     /// Reads ffprobe's JSON: the first real video stream's size, a positive duration, and `creation_time`.
-    package static func parse(_ output: Data) -> VideoInfo? {
+    static func parse(_ output: Data) -> VideoInfo? {
         guard let report = JSON.parse(output), case let .array(streams)? = report["streams"] else { return nil }
         let format = report["format"]
         for stream in streams {

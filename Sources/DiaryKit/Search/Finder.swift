@@ -218,14 +218,14 @@ public struct Finder: Sendable {
 /// The text form of a position in a result list: opaque, safe to paste in a shell, and tied
 /// to the order it was made for.
 enum Cursor {
-    package static func encode(_ order: EntryOrder, _ position: EntryPosition) -> String {
+    static func encode(_ order: EntryOrder, _ position: EntryPosition) -> String {
         let fields = ["1", order.rawValue, String(position.tier), String(position.momentKey)] + (position.value.map { [$0] } ?? [])
         return Data(fields.joined(separator: "\u{1F}").utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    package static func decode(_ text: String, order: EntryOrder) throws -> EntryPosition {
+    static func decode(_ text: String, order: EntryOrder) throws -> EntryPosition {
         var base64 = text.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

@@ -180,7 +180,7 @@ enum Schema {
         try migrator.migrate(database)
     }
 
-    package static func deviceId(_ db: Database) throws -> String {
+    static func deviceId(_ db: Database) throws -> String {
         if let id = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) { return id }
         let id = UUIDv7.make()
         try db.cachedStatement(sql: "INSERT INTO sync_state(key, value) VALUES ('device_id', ?)").execute(arguments: [id])
@@ -327,7 +327,7 @@ enum Schema {
 
     // Every synced table carries id, user_id (null until login), hlc, deleted_at and device_id.
     // Times are milliseconds since 1970; local_date is the day in the entry's own time zone.
-    package static let v1 = """
+    static let v1 = """
         CREATE TABLE entry (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,

@@ -351,12 +351,12 @@ extension DiaryStore {
 
 /// The context column holds the context as entry records carry it (`RecordCoding`).
 enum ContextCoding {
-    package static func encode(_ context: EntryContext) -> String {
+    static func encode(_ context: EntryContext) -> String {
         RecordCoding.contextJSON(context).serialized
     }
 
     /// The stored context; an unreadable one reads as no context rather than failing the entry.
-    package static func decode(_ text: String?) -> EntryContext {
+    static func decode(_ text: String?) -> EntryContext {
         guard let text, let json = JSON.parse(Data(text.utf8)) else { return EntryContext() }
         return (try? RecordCoding.context(json)) ?? EntryContext()
     }

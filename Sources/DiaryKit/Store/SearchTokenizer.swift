@@ -4,7 +4,7 @@ import GRDBSQLite
 /// The full-text tokenizer of the diary (`tokenize = 'diary_bigram'`): SearchableText's
 /// cutting, handed to SQLite's FTS5. Every connection registers it before touching the index.
 final class SearchTokenizer: FTS5CustomTokenizer {
-    package static let name = "diary_bigram"
+    static let name = "diary_bigram"
 
     init(db: Database, arguments: [String]) throws {}
 

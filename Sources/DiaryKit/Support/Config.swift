@@ -149,21 +149,21 @@ public enum ConfigError: Error, Equatable {
 
 /// One table of the TOML file, with typed reads that name the key on error.
 struct Section {
-    package let table: TOMLTable
-    package let path: String
+    let table: TOMLTable
+    let path: String
     let origin: String
 
-    package func invalid(_ key: String, _ problem: String) -> ConfigError {
+    func invalid(_ key: String, _ problem: String) -> ConfigError {
         .invalid("\(origin): \(path)\(key) \(problem)")
     }
 
-    package func section(_ key: String) throws(ConfigError) -> Section? {
+    func section(_ key: String) throws(ConfigError) -> Section? {
         guard let value = table[key] else { return nil }
         guard let inner = value.table else { throw invalid(key, "must be a table") }
         return Section(table: inner, path: "\(path)\(key).", origin: origin)
     }
 
-    package func string(_ key: String) throws(ConfigError) -> String? {
+    func string(_ key: String) throws(ConfigError) -> String? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else { throw invalid(key, "must be a string") }
         return text
@@ -180,7 +180,7 @@ struct Section {
         return names
     }
 
-    package func bool(_ key: String) throws(ConfigError) -> Bool? {
+    func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let value = table[key] else { return nil }
         guard let flag = value.bool else { throw invalid(key, "must be true or false") }
         return flag
@@ -192,7 +192,7 @@ struct Section {
         return number
     }
 
-    package func count(_ key: String) throws(ConfigError) -> Int? {
+    func count(_ key: String) throws(ConfigError) -> Int? {
         guard let value = table[key] else { return nil }
         guard let number = value.int, (0...10).contains(number) else { throw invalid(key, "must be a whole number from 0 to 10") }
         return number

@@ -15,7 +15,7 @@ final class ServerConnection: Sendable {
     private init(_ connection: PostgresConnection) { self.connection = connection }
 
     /// Connects and logs in.
-    package static func open(_ address: ServerAddress, password: String?, timeout: TimeAmount = .seconds(10)) async throws -> ServerConnection {
+    static func open(_ address: ServerAddress, password: String?, timeout: TimeAmount = .seconds(10)) async throws -> ServerConnection {
         var configuration = PostgresConnection.Configuration(
             host: address.host, port: address.port, username: address.user, password: password,
             database: address.database, tls: try tls(address))
@@ -43,7 +43,7 @@ final class ServerConnection: Sendable {
     }
 
     /// Connects, runs `body`, and closes the connection whatever happened.
-    package static func with<T: Sendable>(_ address: ServerAddress, password: String?,
+    static func with<T: Sendable>(_ address: ServerAddress, password: String?,
                                   _ body: (ServerConnection) async throws -> T) async throws -> T {
         let server = try await open(address, password: password)
         do {
@@ -59,7 +59,7 @@ final class ServerConnection: Sendable {
     /// Runs one statement of a trusted script (the project's own SQL, never input); the
     /// first column of its first row, if any.
     @discardableResult
-    package func run(script statement: String) async throws -> String? {
+    func run(script statement: String) async throws -> String? {
         try await text(PostgresQuery(unsafeSQL: statement))
     }
 
@@ -70,11 +70,11 @@ final class ServerConnection: Sendable {
     }
 
     /// Closes the connection (errors on the way out do not matter).
-    package func close() async { try? await connection.close() }
+    func close() async { try? await connection.close() }
 
     /// Runs a statement and returns the first column of its first row as text, if any.
     @discardableResult
-    package func text(_ query: PostgresQuery) async throws -> String? {
+    func text(_ query: PostgresQuery) async throws -> String? {
         try await Self.translatingErrors {
             try requireOpen()
             let rows = try await connection.query(query, logger: Self.logger)
@@ -87,7 +87,7 @@ final class ServerConnection: Sendable {
     }
 
     /// Runs a statement whose answer is one JSON value (the sync functions).
-    package func json(_ query: PostgresQuery) async throws -> JSON {
+    func json(_ query: PostgresQuery) async throws -> JSON {
         guard let text = try await text(query), let json = JSON.parse(Data(text.utf8)) else {
             throw SyncError.serverState("empty answer")
         }

@@ -307,7 +307,7 @@ enum FaultPoint {
         return (parts[0], seconds)
     }()
 
-    package static func pause(_ point: String) async {
+    static func pause(_ point: String) async {
         guard let setting, setting.name == point else { return }
         try? await Task.sleep(for: .seconds(setting.seconds))
     }

@@ -8,9 +8,9 @@ import Foundation
 /// One change ready to go up: its record as the server takes it, keyed for idempotency.
 struct OutgoingChange: Sendable {
     /// The SHA-256 of the record as sent, so a resend is recognised.
-    package var key: String
-    package var record: JSON
-    package var queued: QueuedChange
+    var key: String
+    var record: JSON
+    var queued: QueuedChange
     var byteCount: Int
 
     init(_ queued: QueuedChange) {

@@ -1,6 +1,8 @@
 import ArgumentParser
+@testable import DiaryArchive
 @testable import DiaryCLI
 @testable import DiaryKit
+@testable import DiarySync
 import Foundation
 import Testing
 
@@ -40,6 +42,22 @@ import Testing
         #expect(ErrorReport.describe(StoreError.busy).1 == 75)
         #expect(ErrorReport.describe(StoreError.newerVersion).1 == 78)
         #expect(ErrorReport.describe(ConfigError.invalid("x")).1 == 78)
+    }
+
+    @Test func everyCapabilitySaysItsOwnErrors() {
+        let unsafe = ErrorReport.describe(ArchiveError.unsafeMember(path: "../x", reason: .parentReference))
+        #expect(unsafe == (.archiveUnsafe(path: "../x", reason: .parentReference), 65))
+        #expect(unsafe.0.text(.en).contains("climbs out") && unsafe.0.text(.zhHant).contains("含有 .. 的路徑"))
+        #expect(ErrorReport.describe(ArchiveError.writeFailed("disk full")) == (.archiveNotWritten, 74))
+        #expect(ErrorReport.describe(ArchiveError.cannotOpen(path: "a.tar")).1 == 66)
+        #expect(ErrorReport.describe(SyncError.offline) == (.syncFailedKept, 75))
+        #expect(ErrorReport.describe(SyncError.notLoggedIn).1 == 77)
+        #expect(ErrorReport.describe(SyncError.userExists("a")).1 == 73)
+        #expect(ErrorReport.describe(SyncError.serverTooNew(9)).1 == 78)
+        #expect(ErrorReport.describe(SearchError.badDate("x")) == (.badDate(text: "x"), 64))
+        #expect(ErrorReport.describe(CompanionError.cancelled).1 == 130)
+        struct Unexplained: Error {}
+        #expect(ErrorReport.describe(Unexplained()) == (.ioFailure, 74), "what no capability explains is an I/O error")
     }
 }
 

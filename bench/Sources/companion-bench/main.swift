@@ -3,6 +3,7 @@
 // (`diary-chat -m` through a pipe), time to the first streamed token, and prompt size
 // (estimated tokens) at turn 1, 10 and 50.
 // Usage: companion-bench BIN_DIR [TURNS]
+import CompanionClient
 import DiaryKit
 import FakeServers
 import Foundation

@@ -21,7 +21,7 @@ struct BackupCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         try ArchiveRunner.write(context: context, store: store, options: output, scope: .backup)
     }
@@ -58,7 +58,7 @@ struct ExportCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         var chosen = try ids.map { try store.resolve(reference: $0) }
         let filtered = !tags.isEmpty || on != nil || from != nil || to != nil
@@ -98,7 +98,7 @@ struct RestoreCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         try ArchiveRunner.read(context: context, file: file, mode: .restore)
     }
 }
@@ -121,7 +121,7 @@ struct ImportCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         try ArchiveRunner.read(context: context, file: file, mode: .importEntries)
     }
 }

@@ -29,7 +29,7 @@ struct LoginCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let password = try Prompt.password(context, address: address, fromStdin: passwordStdin)
         let store = try context.openStore()
@@ -64,7 +64,7 @@ struct LogoutCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         if wipeLocal, !yes {
             guard context.askOnTerminal(.confirmWipe)?.lowercased() == "yes" else { throw SyncError.notConfirmed }
         }
@@ -88,7 +88,7 @@ struct DeleteAccountCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         if !yes {
@@ -126,7 +126,7 @@ struct ServerInitCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         if printSQL {
             try Output.line(ServerSchema.script)
             return
@@ -163,7 +163,7 @@ struct UserAddCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let adminPassword = try Prompt.adminPassword(context, address: address, fromStdin: false)
         let newPassword = passwordStdin ? try Prompt.readStdinLine() : Accounts.generatePassword()

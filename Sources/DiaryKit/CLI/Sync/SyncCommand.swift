@@ -37,7 +37,7 @@ struct SyncNowCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         try await SyncRunner.once(context: context, steps: .all, retryRefused: retryRefused)
     }
 }
@@ -50,7 +50,7 @@ struct PushCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .push, retryRefused: false) }
+    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .push, retryRefused: false) }
 }
 
 /// `diary-sync pull`: only take.
@@ -61,7 +61,7 @@ struct PullCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .pull, retryRefused: false) }
+    func execute(_ context: CommandContext) async throws { try await SyncRunner.once(context: context, steps: .pull, retryRefused: false) }
 }
 
 /// `diary-sync watch`: stay up and sync as things change.
@@ -78,7 +78,7 @@ struct WatchCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         context.say(.watching(server: credentials.address.description))
@@ -111,9 +111,9 @@ struct SyncStatusCommand: DiaryCommand {
 
     init() {}
 
-    package var forcesText: Bool { textOutput }
+    var forcesText: Bool { textOutput }
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         if conflicts {
             for conflict in try store.conflicts() {
@@ -187,7 +187,7 @@ struct SetCommand: DiaryCommand {
 
     init() {}
 
-    package func execute(_ context: CommandContext) async throws {
+    func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let keys = ["persona", Language.settingKey]
         if let key {
