@@ -133,8 +133,11 @@ package struct SearchEngine: Sendable {
             if let after = filter.after, after.tier == planTier {
                 conditions.add("entry_fts.rowid < ?", [.integer(after.momentKey)])
             }
+            // The snippet comes with the row: FTS5 is already positioned on it, so asking again
+            // per hit (another MATCH) is not needed.
             sql = """
-                SELECT \(QueryReader.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
+                SELECT \(QueryReader.entryColumns), \(Self.snippetColumn) AS snippet
+                FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
                 WHERE \(conditions.sql) ORDER BY entry_fts.rowid DESC
                 """
         case let .sort(expression):
@@ -151,15 +154,17 @@ package struct SearchEngine: Sendable {
         }
         return try reader.entries(limited, arguments, includeMessages: filter.includeMessages).map { found in
             let position = EntryPosition(tier: tier, value: Self.sortValue(filter.order, found), momentKey: found.momentKey)
-            let snippet = try match.flatMap { try Self.snippet(reader, match: $0, momentKey: found.momentKey) }
+            let snippet = try found.snippet ?? match.flatMap { try Self.snippet(reader, match: $0, momentKey: found.momentKey) }
             return EntryHit(entry: found.entry, position: position, snippet: snippet)
         }
     }
 
+    /// A short passage around the match, the matched words between U+0002 and U+0003.
+    private static let snippetColumn = "snippet(entry_fts, -1, char(2), char(3), '…', 16)"
+
+    /// The snippet of one entry, for plans where the entry table drives the query.
     private static func snippet(_ reader: QueryReader, match: String, momentKey: Int64) throws -> String? {
-        try reader.text("""
-            SELECT snippet(entry_fts, -1, char(2), char(3), '…', 16) FROM entry_fts WHERE entry_fts MATCH ? AND rowid = ?
-            """, [.text(match), .integer(momentKey)])
+        try reader.text("SELECT \(snippetColumn) FROM entry_fts WHERE entry_fts MATCH ? AND rowid = ?", [.text(match), .integer(momentKey)])
     }
 
     private static func orderBy(_ order: EntryOrder) -> String {

@@ -21,6 +21,8 @@ package struct QueriedEntry {
     package var createdAt: Int64
     package var updatedAt: Int64
     package var title: String?
+    /// The `snippet` column, when the query selected one.
+    package var snippet: String?
 }
 
 /// The store's side of searching: it runs the SQL the search engine gives it, all inside one
@@ -30,7 +32,8 @@ package struct QueryReader {
     fileprivate let db: Database
     fileprivate let store: DiaryStore
 
-    /// What a query given to `entries` must select, from `entry` named `e`.
+    /// What a query given to `entries` must select, from `entry` named `e` (a `snippet`
+    /// column may follow).
     package static let entryColumns = DiaryStore.entryColumns
 
     /// Whole entries, in the query's order.
@@ -39,7 +42,7 @@ package struct QueryReader {
         let entries = try store.assemble(db, rows: rows, includeMessages: includeMessages)
         return zip(rows, entries).map { row, entry in
             QueriedEntry(entry: entry, momentKey: row["moment_key"], createdAt: row["created_at"],
-                         updatedAt: row["updated_at"], title: row["title"])
+                         updatedAt: row["updated_at"], title: row["title"], snippet: row["snippet"])
         }
     }
 
