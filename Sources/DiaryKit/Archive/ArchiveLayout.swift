@@ -11,13 +11,13 @@ import Foundation
 /// media/<sha256>.<ext>     photos, videos, voice memos
 /// thumbs/<sha256>.jpg      thumbnails
 /// ```
-package enum ArchiveLayout {
+enum ArchiveLayout {
     /// The version this build writes and the newest it reads.
-    package static let formatVersion = 1
+    static let formatVersion = 1
     /// The name in `manifest.json`'s `format` field.
-    package static let formatName = "innerbloom-diary"
-    package static let manifest = "manifest.json"
-    package static let entries = "entries.jsonl"
+    static let formatName = "innerbloom-diary"
+    static let manifest = "manifest.json"
+    static let entries = "entries.jsonl"
     static let extras = "diary.jsonl"
 
     static func mediaPath(_ item: MediaItem) -> String { "media/\(item.sha256).\(item.fileExtension)" }

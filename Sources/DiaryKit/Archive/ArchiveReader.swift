@@ -7,19 +7,19 @@ import Darwin
 #endif
 
 /// Reads an archive member by member from a file descriptor (a file, or stdin), whatever its format and compression.
-package final class ArchiveReader {
+final class ArchiveReader {
     /// One member's header.
-    package struct Member: Sendable, Equatable {
+    struct Member: Sendable, Equatable {
         package var path: String
         package var type: MemberType
         /// The size of its data, if the archive says before the data (a streamed zip may not).
         package var size: Int64?
         /// Where a symbolic or hard link points.
-        package var linkTarget: String?
+        var linkTarget: String?
     }
 
     /// What kind of file a member is.
-    package enum MemberType: Sendable, Equatable {
+    enum MemberType: Sendable, Equatable {
         case regular, directory, symbolicLink, hardLink, characterDevice, blockDevice, fifo, socket, other
     }
 
@@ -27,22 +27,22 @@ package final class ArchiveReader {
     static let blockSize = 1 << 20
 
     /// Bytes consumed from the input so far (compressed, as stored).
-    package var compressedBytesRead: Int64 { archive_filter_bytes(archive, -1) }
+    var compressedBytesRead: Int64 { archive_filter_bytes(archive, -1) }
 
     /// Member data bytes handed out by `read(into:)` so far (uncompressed).
-    package private(set) var uncompressedBytesRead: Int64 = 0
+    private(set) var uncompressedBytesRead: Int64 = 0
 
     private let archive: OpaquePointer
     private let descriptor: Int32
     private let closesDescriptor: Bool
 
     /// Reads from an already open descriptor, which may be a pipe; it is left open.
-    package convenience init(fileDescriptor: Int32) throws(ArchiveError) {
+    convenience init(fileDescriptor: Int32) throws(ArchiveError) {
         self.init(archive: try Self.makeArchive(fileDescriptor), descriptor: fileDescriptor, closesDescriptor: false)
     }
 
     /// Reads the archive file at `path`.
-    package convenience init(path: String) throws(ArchiveError) {
+    convenience init(path: String) throws(ArchiveError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotOpen(path: path) }
         let archive: OpaquePointer
@@ -67,7 +67,7 @@ package final class ArchiveReader {
     }
 
     /// The next member's header, or nil after the last one.
-    package func next() throws(ArchiveError) -> Member? {
+    func next() throws(ArchiveError) -> Member? {
         try LibArchive.inUTF8 { () throws(ArchiveError) -> Member? in
             var entry: OpaquePointer?
             let status = archive_read_next_header(archive, &entry)
@@ -81,7 +81,7 @@ package final class ArchiveReader {
     }
 
     /// Fills `buffer` with the current member's next data bytes; returns how many, 0 at the end of the member.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
         // An empty buffer would read 0 bytes, which means "end of member".
         precondition(buffer.count > 0, "ArchiveReader.read needs room for at least one byte")
         let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
@@ -91,7 +91,7 @@ package final class ArchiveReader {
     }
 
     /// Passes over the rest of the current member's data.
-    package func skip() throws(ArchiveError) {
+    func skip() throws(ArchiveError) {
         guard archive_read_data_skip(archive) == ARCHIVE_OK else {
             throw .corrupt(LibArchive.message(archive, "unreadable member data"))
         }

@@ -3,47 +3,47 @@ import Foundation
 
 // What backups, exports, restores and imports say.
 extension Phrase {
-    package static func archiveUnsafe(path: String, reason: ArchiveError.UnsafeReason) -> Phrase {
+    static func archiveUnsafe(path: String, reason: ArchiveError.UnsafeReason) -> Phrase {
         Phrase("封存檔不安全，已拒絕，日記沒有任何改變：\(path)（\(reason.text(.zhHant))）",
             "The archive is unsafe and was refused; the diary is unchanged: \(path) (\(reason.text(.en))).")
     }
 
-    package static func archiveMismatch(path: String) -> Phrase {
+    static func archiveMismatch(path: String) -> Phrase {
         Phrase("封存檔內容與清單不符（可能損壞或被改過），已拒絕，日記沒有任何改變：\(path)",
             "The archive does not match its manifest (damaged or altered) and was refused; the diary is unchanged: \(path)")
     }
 
-    package static func archiveTooLarge(path: String) -> Phrase {
+    static func archiveTooLarge(path: String) -> Phrase {
         Phrase("封存檔超過大小上限（可能是壓縮炸彈），已拒絕，日記沒有任何改變：\(path)",
             "The archive is over the size limits (possibly a decompression bomb) and was refused; the diary is unchanged: \(path)")
     }
 
-    package static func archiveBadRecord(member: String, line: Int, field: String?) -> Phrase {
+    static func archiveBadRecord(member: String, line: Int, field: String?) -> Phrase {
         let detail = field.map { "，欄位 \($0)" } ?? "，不是 JSON"
         let english = field.map { ", field \($0)" } ?? ", not JSON"
         return Phrase("封存檔的資料有誤，已拒絕，日記沒有任何改變：\(member) 第 \(line) 行\(detail)",
             "The archive holds invalid data and was refused; the diary is unchanged: \(member) line \(line)\(english)")
     }
 
-    package static func archiveNewerFormat(version: Int) -> Phrase {
+    static func archiveNewerFormat(version: Int) -> Phrase {
         Phrase("這個封存檔來自較新的版本（格式 \(version)），請先更新 InnerBloom Diary",
             "This archive comes from a newer version (format \(version)); please update InnerBloom Diary first.")
     }
 
-    package static let archiveNotDiary = Phrase("這不是 InnerBloom 日記的封存檔，也不是 Day One 的匯出檔",
+    static let archiveNotDiary = Phrase("這不是 InnerBloom 日記的封存檔，也不是 Day One 的匯出檔",
         "This is neither an InnerBloom Diary archive nor a Day One export.")
 
-    package static let archiveCorrupt = Phrase("封存檔損壞或不完整，已拒絕，日記沒有任何改變",
+    static let archiveCorrupt = Phrase("封存檔損壞或不完整，已拒絕，日記沒有任何改變",
         "The archive is damaged or incomplete and was refused; the diary is unchanged.")
 
-    package static let archiveNotWritten = Phrase("封存檔寫入失敗（磁碟已滿或輸出中斷），這份備份不完整，請勿使用",
+    static let archiveNotWritten = Phrase("封存檔寫入失敗（磁碟已滿或輸出中斷），這份備份不完整，請勿使用",
         "The archive could not be written (disk full or output closed); this copy is incomplete, do not use it.")
 
-    package static func archiveUnreadableSource(path: String) -> Phrase {
+    static func archiveUnreadableSource(path: String) -> Phrase {
         Phrase("無法讀取檔案：\(path)", "Cannot read the file: \(path)")
     }
 
-    package static func mediaFileCorrupt(path: String) -> Phrase {
+    static func mediaFileCorrupt(path: String) -> Phrase {
         Phrase("媒體檔案已損壞（內容與名稱不符），備份中止：\(path)",
             "A media file is damaged (its bytes no longer match its name); the backup stopped: \(path)")
     }
@@ -51,7 +51,7 @@ extension Phrase {
     package static let archiveOutputIsTerminal = Phrase("封存檔不能直接輸出到終端機，請用 -o 檔名 或導向到檔案（> diary.tar）",
         "An archive cannot be written to the terminal; use -o FILE or redirect it (> diary.tar).")
 
-    package static func cannotCreateFile(path: String) -> Phrase {
+    static func cannotCreateFile(path: String) -> Phrase {
         Phrase("無法建立檔案或資料夾（資料夾不存在、沒有權限，或 HTML 匯出的資料夾不是空的）：\(path)",
             "Cannot create the file or folder (no such folder, no permission, or the HTML export folder is not empty): \(path)")
     }

@@ -9,12 +9,12 @@ import Darwin
 #endif
 
 /// Writes an archive member by member to a file descriptor; memory stays flat whatever the members' sizes.
-package final class ArchiveWriter {
+final class ArchiveWriter {
     /// How much of a member is read from its source at a time.
     static let blockSize = 1 << 20
 
     /// Compressed bytes handed to the file descriptor so far.
-    package var bytesWritten: Int64 { sink.bytesWritten }
+    var bytesWritten: Int64 { sink.bytesWritten }
 
     private var archive: OpaquePointer?
     private let sink: Sink
@@ -24,13 +24,13 @@ package final class ArchiveWriter {
     private var block: UnsafeMutableRawBufferPointer?
 
     /// Writes to an already open descriptor (a file, stdout, a pipe) and leaves it open.
-    package convenience init(format: ArchiveFormat, fileDescriptor: Int32) throws(ArchiveError) {
+    convenience init(format: ArchiveFormat, fileDescriptor: Int32) throws(ArchiveError) {
         let sink = Sink(fileDescriptor: fileDescriptor)
         self.init(archive: try Self.makeArchive(format, sink), sink: sink, closesDescriptor: false)
     }
 
     /// Creates (or truncates) the file at `path` and writes to it; `finish()` closes it.
-    package convenience init(format: ArchiveFormat, path: String) throws(ArchiveError) {
+    convenience init(format: ArchiveFormat, path: String) throws(ArchiveError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .cannotCreate(path: path) }
         let sink = Sink(fileDescriptor: descriptor)
@@ -62,7 +62,7 @@ package final class ArchiveWriter {
 
     /// Adds a regular file of exactly `size` bytes, pulled from `source` (which fills the buffer it is given
     /// and returns how many bytes it put there, 0 at the end).
-    package func add(path: String, size: Int64, modified: Date,
+    func add(path: String, size: Int64, modified: Date,
                     from source: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
         let archive = try usable()
         let entry = archive_entry_new()
@@ -104,7 +104,7 @@ package final class ArchiveWriter {
     }
 
     /// Adds a small regular file held in memory.
-    package func add(path: String, bytes: [UInt8], modified: Date) throws {
+    func add(path: String, bytes: [UInt8], modified: Date) throws {
         var offset = 0
         try add(path: path, size: Int64(bytes.count), modified: modified) { buffer in
             let count = min(buffer.count, bytes.count - offset)
@@ -119,7 +119,7 @@ package final class ArchiveWriter {
     /// Adds the regular file at `file`, streamed from disk, and returns its SHA-256 (lowercase hex) and size.
     /// Without `modified` the member keeps the file's modification time; `progress` hears of every block.
     @discardableResult
-    package func add(path: String, file: URL, modified: Date?,
+    func add(path: String, file: URL, modified: Date?,
                     progress: (Int) -> Void = { _ in }) throws -> (sha256: String, bytes: Int64) {
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ArchiveError.cannotRead(path: file.path) }
@@ -150,7 +150,7 @@ package final class ArchiveWriter {
 
     /// Writes the end of the archive, flushes the compressor and frees libarchive's state
     /// (closing the file if this writer opened it). Nothing can be added afterwards.
-    package func finish() throws {
+    func finish() throws {
         guard let archive else { return }
         self.archive = nil
         defer {

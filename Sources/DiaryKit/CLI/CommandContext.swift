@@ -97,7 +97,7 @@ extension DiaryCommand {
     package mutating func run() async throws { try await perform() }
 
     /// Runs `execute` in a fresh context, turning failures into a sentence and a status.
-    package func perform() async throws {
+    func perform() async throws {
         signal(SIGPIPE, SIG_IGN)
         let context: CommandContext
         do {

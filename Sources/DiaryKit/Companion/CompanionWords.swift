@@ -3,15 +3,15 @@ import Foundation
 // What the tools say about the conversation, voice memos, providers, consent and limits
 // (F-003 … F-005, F-011, F-014, F-020). The companion's replies themselves are in Prompts/.
 extension Phrase {
-    package static let sendFailed = Phrase("傳送失敗，可用 --retry 重試", "Sending failed. Use --retry to try again.")
+    static let sendFailed = Phrase("傳送失敗，可用 --retry 重試", "Sending failed. Use --retry to try again.")
 
-    package static let analysisDeferred = Phrase("目前無法分析，已先保存草稿，稍後可再試",
+    static let analysisDeferred = Phrase("目前無法分析，已先保存草稿，稍後可再試",
         "Can't look at it right now. Your draft is saved; try again later.")
 
     package static let summaryFailed = Phrase("總結/標籤生成失敗，但聊天已保存。可稍後再生成。（diary-save --retry）",
         "The page and tags could not be written, but your chat is saved. You can write them later (diary-save --retry).")
 
-    package static let saveFailed = Phrase("保存失敗，請稍後再試", "Saving failed. Please try again later.")
+    static let saveFailed = Phrase("保存失敗，請稍後再試", "Saving failed. Please try again later.")
 
     package static let nothingToRetry = Phrase("沒有需要重試的內容", "There is nothing to retry.")
 
@@ -19,7 +19,7 @@ extension Phrase {
 
     package static let draftKept = Phrase("草稿已保留，之後可用 diary-chat 接著聊。", "Draft kept. Continue any time with diary-chat.")
 
-    package static let cannotDiscardSaved = Phrase("這篇日記已經保存，不能用 --discard 丟棄", "This page is already saved; --discard only drops drafts.")
+    static let cannotDiscardSaved = Phrase("這篇日記已經保存，不能用 --discard 丟棄", "This page is already saved; --discard only drops drafts.")
 
     package static func chatHeader(companion: String) -> Phrase {
         Phrase("正在和 \(companion) 聊天。/save 保存、/cancel 丟棄草稿、/persona 名稱 換角色、Ctrl-D 先留著草稿。",
@@ -35,7 +35,7 @@ extension Phrase {
             "No such companion: \(name) (choose warm, clear, fun or empath).")
     }
 
-    package static let defaultPersonaUsed = Phrase("已先使用預設陪伴角色", "Using the default companion for now.")
+    static let defaultPersonaUsed = Phrase("已先使用預設陪伴角色", "Using the default companion for now.")
 
     package static func unknownCommand(name: String) -> Phrase {
         Phrase("看不懂這個指令：\(name)（可用 /save、/cancel、/persona 名稱）",
@@ -44,14 +44,14 @@ extension Phrase {
 
     package static let mediaUnavailable = Phrase("媒體無法讀取", "The media can't be read.")
 
-    package static func audioUnreadable(_ problem: MediaProblem) -> Phrase {
+    static func audioUnreadable(_ problem: MediaProblem) -> Phrase {
         Phrase("錄音讀取失敗，請換一段或稍後再試（\(problem.text(.zhHant))）",
             "The voice memo could not be read. Try another one, or try again later (\(problem.text(.en))).")
     }
 
     package static let notHeard = Phrase("聽不清楚，請再試一次（錄音已保存）", "Couldn't make out the recording. Please try again (the audio is kept).")
 
-    package static let transcriptionUnavailable = Phrase("離線夥伴沒辦法聽錄音；錄音已保存，設定連線的夥伴後可用 diary-chat --reanalyze 轉成文字",
+    static let transcriptionUnavailable = Phrase("離線夥伴沒辦法聽錄音；錄音已保存，設定連線的夥伴後可用 diary-chat --reanalyze 轉成文字",
         "The offline companion can't listen to recordings. The audio is kept; set up an online companion, then diary-chat --reanalyze turns it into text.")
 
     package static let waitingForReply = Phrase("正在等回覆…（Ctrl-C 取消）", "Waiting for a reply… (Ctrl-C to cancel)")
@@ -70,7 +70,7 @@ extension Phrase {
             "No key for \(provider) (the environment variable \(variable) is not set); skipping it this time.")
     }
 
-    package static func answeredBy(provider: String) -> Phrase {
+    static func answeredBy(provider: String) -> Phrase {
         if provider == "offline" {
             return Phrase("連線的夥伴暫時沒有回應，這次先由離線夥伴回覆",
                     "The online companion isn't answering right now; the offline companion replied this time.")
@@ -93,17 +93,17 @@ extension Phrase {
 
     package static let consentDeclined = Phrase("好的，這次由離線夥伴陪你，什麼都不會送出", "All right: the offline companion keeps you company this time, and nothing is sent.")
 
-    package static func turnLimitReached(limit: Int) -> Phrase {
+    static func turnLimitReached(limit: Int) -> Phrase {
         Phrase("這篇日記的陪伴次數用完了（每篇 \(limit) 次）。聊天都已保存，可以用 diary-save 把它寫成日記。",
             "This entry has had all its companion replies (\(limit) per entry). Your chat is saved; diary-save writes the page.")
     }
 
-    package static func pageLimitReached(limit: Int) -> Phrase {
+    static func pageLimitReached(limit: Int) -> Phrase {
         Phrase("今天的日記總結次數用完了（每天 \(limit) 篇）。聊天都已保存，明天再用 diary-save 寫成日記吧。",
             "Today's pages are used up (\(limit) a day). Your chat is saved; write the page with diary-save tomorrow.")
     }
 
-    package static let usageUnknown = Phrase("目前無法確認用量，請稍後再試", "Can't check your usage right now. Please try again later.")
+    static let usageUnknown = Phrase("目前無法確認用量，請稍後再試", "Can't check your usage right now. Please try again later.")
 }
 
 extension CompanionError: ReportableError {

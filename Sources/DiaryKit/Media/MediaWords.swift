@@ -5,12 +5,12 @@ extension Phrase {
     package static let chooseMedia = Phrase("請先選擇照片或影片（只想寫字可用 --text-only）",
         "Please choose a photo or a video first (or use --text-only to just write).")
 
-    package static func photoUnreadable(_ problem: MediaProblem) -> Phrase {
+    static func photoUnreadable(_ problem: MediaProblem) -> Phrase {
         Phrase("照片讀取失敗，請換一張或稍後再試（\(problem.text(.zhHant))）",
             "The photo could not be read. Try another one, or try again later (\(problem.text(.en))).")
     }
 
-    package static func videoUnreadable(_ problem: MediaProblem) -> Phrase {
+    static func videoUnreadable(_ problem: MediaProblem) -> Phrase {
         Phrase("影片讀取失敗，請換一段或稍後再試（\(problem.text(.zhHant))）",
             "The video could not be read. Try another clip, or try again later (\(problem.text(.en))).")
     }
@@ -19,12 +19,12 @@ extension Phrase {
         Phrase("找不到檔案：\(path)", "No such file: \(path)")
     }
 
-    package static func toolMissing(name: String) -> Phrase {
+    static func toolMissing(name: String) -> Phrase {
         Phrase("找不到需要的程式 \(name)，請先安裝（Debian：apt-get install ffmpeg）",
             "The program \(name) is needed but not installed (Debian: apt-get install ffmpeg).")
     }
 
-    package static func textTooLong(limit: Int) -> Phrase {
+    static func textTooLong(limit: Int) -> Phrase {
         Phrase("文字太長，請簡短一點（最多 \(limit) 字）",
             "That text is too long, please keep it shorter (at most \(limit) characters).")
     }

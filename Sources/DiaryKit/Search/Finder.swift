@@ -72,6 +72,9 @@ public struct Finder: Sendable {
     public let today: Date
     public let zone: TimeZone
 
+    /// What runs the store queries of a request.
+    private var engine: SearchEngine { SearchEngine(store: store) }
+
     public init(store: DiaryStore, today: Date = Date(), zone: TimeZone = .current) {
         self.store = store
         self.today = today
@@ -83,7 +86,7 @@ public struct Finder: Sendable {
         guard var filter = try filter(request) else { return try empty(request) }
         let order = filter.order
         if let limit = request.limit { filter.limit = limit + 1 }
-        var hits = try SearchEngine(store: store).find(filter)
+        var hits = try engine.find(filter)
         if hits.isEmpty && request.after == nil { return try empty(request) }
         let more = request.limit.map { hits.count > $0 } ?? false
         if more { hits.removeLast() }
@@ -93,7 +96,7 @@ public struct Finder: Sendable {
     /// How many entries the search matches.
     public func count(_ request: FindRequest) throws -> Int {
         guard let filter = try filter(request) else { return 0 }
-        return try SearchEngine(store: store).count(filter)
+        return try engine.count(filter)
     }
 
     /// The pages per day of a month (`YYYY-MM`, or this month), within the other filters.
@@ -110,7 +113,7 @@ public struct Finder: Sendable {
         request.on = nil
         request.from = Timestamps.day(grid.year, grid.month, 1)
         request.to = Timestamps.day(grid.year, grid.month, grid.length)
-        let counted = try filter(request).map { try SearchEngine(store: store).dayCounts($0) } ?? []
+        let counted = try filter(request).map { try engine.dayCounts($0) } ?? []
         let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
         let days = grid.days.map { DayCount(day: $0, count: byDay[$0] ?? 0) }
         return MonthCounts(year: grid.year, month: grid.month, days: days, firstWeekday: grid.firstWeekday)

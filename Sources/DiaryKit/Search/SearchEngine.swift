@@ -6,13 +6,13 @@ import Foundation
 /// The full-text table's rowid is the entry's moment_key, which orders entries by when they
 /// happened; so "newest first" is a walk down one index, and a word search walks the word's
 /// own list in that order and stops after one page, however many thousand entries match.
-package struct SearchEngine: Sendable {
-    package let store: DiaryStore
+struct SearchEngine: Sendable {
+    let store: DiaryStore
 
-    package init(store: DiaryStore) { self.store = store }
+    init(store: DiaryStore) { self.store = store }
 
     /// One page of entries matching the filter, in the filter's order.
-    package func find(_ filter: EntryFilter) throws -> [EntryHit] {
+    func find(_ filter: EntryFilter) throws -> [EntryHit] {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return [] }
             var hits: [EntryHit] = []
@@ -27,7 +27,7 @@ package struct SearchEngine: Sendable {
     }
 
     /// How many entries match the filter (order and paging ignored).
-    package func count(_ filter: EntryFilter) throws -> Int {
+    func count(_ filter: EntryFilter) throws -> Int {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return 0 }
             if match.expression == nil && filter.isWordsOnly {
@@ -44,7 +44,7 @@ package struct SearchEngine: Sendable {
     }
 
     /// Entries per local day between two days (inclusive) that match the filter.
-    package func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
+    func dayCounts(_ filter: EntryFilter) throws -> [DayCount] {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), let match = try Self.match(reader, filter.words) else { return [] }
             let conditions = Conditions(filter, tags, matching: match.expression)

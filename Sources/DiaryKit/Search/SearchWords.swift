@@ -4,9 +4,9 @@ import Foundation
 extension Phrase {
     package static let emptyDiary = Phrase("目前還沒有日記", "There are no diary pages yet.")
 
-    package static let emptyTag = Phrase("這個分類還沒有日記", "There are no pages with this tag yet.")
+    static let emptyTag = Phrase("這個分類還沒有日記", "There are no pages with this tag yet.")
 
-    package static let noMatch = Phrase("找不到符合的日記", "No pages match.")
+    static let noMatch = Phrase("找不到符合的日記", "No pages match.")
 
     package static let allTag = Phrase("全部", "All")
 
@@ -19,7 +19,7 @@ extension Phrase {
         Phrase("還有更多；下一頁：--after \(cursor)", "More pages follow; next page: --after \(cursor)")
     }
 
-    package static func badCursor(text: String) -> Phrase {
+    static func badCursor(text: String) -> Phrase {
         Phrase("看不懂 --after 的值：\(text)（請貼上前一頁給的值，並用相同的 --sort）",
             "Can't read the --after value \(text) (paste the one the previous page gave, with the same --sort).")
     }

@@ -9,7 +9,7 @@ import GRDB
 /// holds a single connection: opening a pool of them cost more than most searches.
 public final class DiaryStore: Sendable {
     public let paths: DiaryPaths
-    package let database: DatabaseQueue
+    let database: DatabaseQueue
     /// This device's stable id, made the first time the database is opened.
     public let deviceId: String
     /// The wall clock the hybrid clock reads (a test can set one that runs behind).
@@ -65,7 +65,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Runs `body` in one immediate write transaction.
-    package func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors {
             try database.writeWithoutTransaction { db in
                 var result: T?
@@ -79,7 +79,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Runs `body` on a snapshot.
-    package func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors { try database.read(body) }
     }
 
@@ -102,7 +102,7 @@ public final class DiaryStore: Sendable {
         }
     }
 
-    package static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StoreError {
@@ -122,7 +122,7 @@ public final class DiaryStore: Sendable {
     }
 
     /// Reads one value of this device's sync bookkeeping.
-    package static func syncState(_ db: Database, _ key: String) throws -> String? {
+    static func syncState(_ db: Database, _ key: String) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key])
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A value bound to one `?` of SQL that the search engine hands the store.
-package enum SQLValue: Sendable, Equatable {
+enum SQLValue: Sendable, Equatable {
     case text(String)
     case integer(Int64)
 
@@ -15,29 +15,29 @@ package enum SQLValue: Sendable, Equatable {
 }
 
 /// An entry a query selected, with the keys its place in an ordered list is made of.
-package struct QueriedEntry {
-    package var entry: Entry
-    package var momentKey: Int64
-    package var createdAt: Int64
-    package var updatedAt: Int64
-    package var title: String?
+struct QueriedEntry {
+    var entry: Entry
+    var momentKey: Int64
+    var createdAt: Int64
+    var updatedAt: Int64
+    var title: String?
     /// The `snippet` column, when the query selected one.
-    package var snippet: String?
+    var snippet: String?
 }
 
 /// The store's side of searching: it runs the SQL the search engine gives it, all inside one
 /// read transaction, and turns rows into entries. The engine (`Search/SearchEngine.swift`)
 /// decides what to ask; only the store touches SQLite.
-package struct QueryReader {
+struct QueryReader {
     fileprivate let db: Database
     fileprivate let store: DiaryStore
 
     /// What a query given to `entries` must select, from `entry` named `e` (a `snippet`
     /// column may follow).
-    package static let entryColumns = DiaryStore.entryColumns
+    static let entryColumns = DiaryStore.entryColumns
 
     /// Whole entries, in the query's order.
-    package func entries(_ sql: String, _ arguments: [SQLValue], includeMessages: Bool) throws -> [QueriedEntry] {
+    func entries(_ sql: String, _ arguments: [SQLValue], includeMessages: Bool) throws -> [QueriedEntry] {
         let rows = try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments))
         let entries = try store.assemble(db, rows: rows, includeMessages: includeMessages)
         return zip(rows, entries).map { row, entry in
@@ -47,22 +47,22 @@ package struct QueryReader {
     }
 
     /// The first column of the first row as a number (a count); nil without a row.
-    package func integer(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int? {
+    func integer(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int? {
         try Int.fetchOne(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
     }
 
     /// The first column of the first row as text; nil without a row or for NULL.
-    package func text(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
+    func text(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
     }
 
     /// The first column of every row as text.
-    package func texts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
+    func texts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
         try String.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments))
     }
 
     /// Rows of a text and a number (a day and its count).
-    package func counts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [(String, Int)] {
+    func counts(_ sql: String, _ arguments: [SQLValue] = []) throws -> [(String, Int)] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map { ($0[0], $0[1]) }
     }
 
@@ -73,7 +73,7 @@ package struct QueryReader {
 
 extension DiaryStore {
     /// Runs `body` with a reader of the diary inside one read transaction.
-    package func query<T>(_ body: (QueryReader) throws -> T) throws -> T {
+    func query<T>(_ body: (QueryReader) throws -> T) throws -> T {
         try read { db in try body(QueryReader(db: db, store: self)) }
     }
 
@@ -88,11 +88,11 @@ extension DiaryStore {
 
 /// The order key of an entry: the milliseconds of its moment times 4096, plus a tie-break
 /// for entries of the same millisecond. Unique, so it can be the full-text rowid.
-package enum MomentKey {
+enum MomentKey {
     static let slots: Int64 = 4096
 
     /// The smallest key an entry of this moment can have.
-    package static func lowest(at millis: Int64) -> Int64 { millis * slots }
+    static func lowest(at millis: Int64) -> Int64 { millis * slots }
 
     /// A free key for a new entry of this moment.
     static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
@@ -107,7 +107,7 @@ package enum MomentKey {
     }
 
     /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.
-    package static func utcMidnight(_ day: String) -> Int64? {
+    static func utcMidnight(_ day: String) -> Int64? {
         let parts = day.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3,
               let date = Timestamps.calendar(TimeZone(identifier: "UTC")!)

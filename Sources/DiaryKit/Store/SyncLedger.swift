@@ -11,7 +11,7 @@ package struct QueuedChange: Sendable {
     }
 
     package var record: Record
-    package var outboxSeqs: [Int64]
+    var outboxSeqs: [Int64]
     /// The entry the change belongs to (nil for a setting).
     package var entryId: String?
 }

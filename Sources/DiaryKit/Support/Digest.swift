@@ -5,17 +5,17 @@ import Foundation
 /// Our own, so that the core (and with it `diary-find`) links no crypto library. Archives and
 /// sync keep swift-crypto, which they need anyway (MD5 for Day One, HMAC for logins) and
 /// whose SHA-NI code hashes gigabytes faster; the digests are the same bytes either way.
-package struct SHA256Stream {
+struct SHA256Stream {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     /// Bytes of an unfinished block, waiting for the rest of it.
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
-    package init() {}
+    init() {}
 
     /// The hex SHA-256 of these bytes.
-    package static func hex(of bytes: some Sequence<UInt8>) -> String {
+    static func hex(of bytes: some Sequence<UInt8>) -> String {
         var stream = SHA256Stream()
         let array = Array(bytes)
         array.withUnsafeBytes { stream.update($0) }
@@ -23,7 +23,7 @@ package struct SHA256Stream {
     }
 
     /// Adds bytes to the message.
-    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         length &+= UInt64(bytes.count)
         var rest = bytes[...]
@@ -44,7 +44,7 @@ package struct SHA256Stream {
     }
 
     /// The 32-byte digest of everything added.
-    package mutating func finalize() -> [UInt8] {
+    mutating func finalize() -> [UInt8] {
         let bits = length &* 8
         var tail = pending
         tail.append(0x80)

@@ -54,7 +54,7 @@ extension Phrase {
         Phrase("找不到這篇日記：\(reference)", "No diary entry matches \(reference).")
     }
 
-    package static func entryAmbiguous(reference: String) -> Phrase {
+    static func entryAmbiguous(reference: String) -> Phrase {
         Phrase("「\(reference)」對應到不只一篇日記，請多打幾個字", "\(reference) matches more than one entry; type more of its id.")
     }
 
@@ -69,18 +69,18 @@ extension Phrase {
 
     package static let tooManyEntries = Phrase("一次只能處理一篇日記，請指定其中一篇", "This works on one entry at a time; name just one.")
 
-    package static let databaseFromNewerVersion = Phrase("這份日記資料庫來自較新版本的 InnerBloom Diary，請先更新程式；資料沒有被更動",
+    static let databaseFromNewerVersion = Phrase("這份日記資料庫來自較新版本的 InnerBloom Diary，請先更新程式；資料沒有被更動",
         "This diary was written by a newer InnerBloom Diary. Please update; nothing was changed.")
 
-    package static let databaseBusy = Phrase("日記正被其他程式使用中，請稍後再試", "The diary is busy in another program. Please try again shortly.")
+    static let databaseBusy = Phrase("日記正被其他程式使用中，請稍後再試", "The diary is busy in another program. Please try again shortly.")
 
-    package static func homeNotCreatable(path: String) -> Phrase {
+    static func homeNotCreatable(path: String) -> Phrase {
         Phrase("無法建立日記資料夾：\(path)", "Cannot create the diary folder: \(path)")
     }
 
     package static let ioFailure = Phrase("讀寫失敗，請稍後再試；已保存的內容不受影響", "A read or write failed. Try again later; what was saved is safe.")
 
-    package static func badConfig(detail: String) -> Phrase {
+    static func badConfig(detail: String) -> Phrase {
         Phrase("設定檔有誤：\(detail)", "The configuration has a problem: \(detail)")
     }
 
@@ -88,12 +88,12 @@ extension Phrase {
         Phrase("參數有誤：\(detail)", "Invalid option: \(detail)")
     }
 
-    package static func recordFromFuture(id: String) -> Phrase {
+    static func recordFromFuture(id: String) -> Phrase {
         Phrase("資料的時間遠在未來，已拒絕，日記沒有任何改變：\(id)",
             "A record is dated far in the future and was refused; the diary is unchanged: \(id)")
     }
 
-    package static func recordContradicts(id: String) -> Phrase {
+    static func recordContradicts(id: String) -> Phrase {
         Phrase("資料與日記裡已有的內容矛盾，已拒絕，日記沒有任何改變：\(id)",
             "A record contradicts what the diary holds and was refused; the diary is unchanged: \(id)")
     }

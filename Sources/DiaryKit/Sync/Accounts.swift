@@ -5,8 +5,8 @@ import Foundation
 /// The server's consent text in both languages, and its version.
 package struct ServerConsent: Sendable, Equatable {
     package var version: Int
-    package var zhHant: String
-    package var en: String
+    var zhHant: String
+    var en: String
 
     package func text(_ language: Language) -> String { language == .en ? en : zhHant }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiarySync
 
 @Suite struct UUIDv7Tests {
     @Test func shapeVersionAndOrder() {
