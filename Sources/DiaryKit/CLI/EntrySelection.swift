@@ -37,6 +37,14 @@ package enum EntrySelection {
         return ids
     }
 
+    /// The entries named by the argument or on stdin, resolved by `resolve` (a full id or a
+    /// unique prefix); naming none is a usage error: a change by hand never guesses its page.
+    package static func named(argument: String?, context: CommandContext, resolve: (String) throws -> String) throws -> [String] {
+        let references = try argument.map { [$0] } ?? idsFromStandardInput(isTerminal: context.stdinIsTerminal)
+        guard !references.isEmpty else { throw InputError.usage(.nameAnEntry) }
+        return try references.map(resolve)
+    }
+
     /// The entries to work on, resolved to full ids.
     package static func resolve(argument: String?, context: CommandContext, store: DiaryStore,
                         fallback: [EntryStatus]) throws -> [String] {

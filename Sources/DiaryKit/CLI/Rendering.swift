@@ -25,6 +25,9 @@ package enum Rendering {
             ("title", .optional(entry.title)),
             ("summary", .optional(entry.summary)),
             ("tags", .array(entry.tags.map(JSON.string))),
+            ("starred", .bool(entry.starred)),
+            ("trashed_at", .optional(entry.trashedAt.map { Timestamps.rfc3339($0, zone: zone) })),
+            ("edited_at", .optional(entry.editedAt.map { Timestamps.rfc3339($0, zone: zone) })),
             ("message_count", .int(Int64(entry.messageCount))),
             ("last_error", .optional(entry.lastError)),
             ("sync", .object([("state", .string(entry.syncState)), ("last_error", .optional(entry.syncError))])),
@@ -86,6 +89,45 @@ package enum Rendering {
         ])
     }
 
+    /// An earlier version of a page (`--show ID --history`).
+    package static func versionJSON(_ version: PageVersion, entryId: String) -> JSON {
+        let zone = TimeZone(identifier: version.timeZone) ?? .current
+        return .object([
+            ("kind", .string("version")),
+            ("entry_id", .string(entryId)),
+            ("replaced_at", .string(Timestamps.rfc3339(version.replacedAt, zone: zone))),
+            ("replaced_by", .string(version.replacedBy.rawValue)),
+            ("device_id", .string(version.deviceId)),
+            ("title", .optional(version.title)),
+            ("summary", .optional(version.summary)),
+            ("tags", .array(version.tags.map(JSON.string))),
+            ("occurred_at", .string(Timestamps.rfc3339(version.occurredAt, zone: zone))),
+            ("time_zone", .string(version.timeZone)),
+            ("place", .optional(version.place)),
+        ])
+    }
+
+    /// An earlier version for people: when and by whom it was replaced, then the page as it was.
+    package static func versionText(_ version: PageVersion, language: Language) -> String {
+        let en = language == .en
+        let zone = TimeZone(identifier: version.timeZone) ?? .current
+        let who: String
+        switch version.replacedBy {
+        case .person: who = en ? "you" : "你"
+        case .companion: who = en ? "the InnerBloom companion" : "InnerBloom 夥伴"
+        case .sync: who = en ? "another device" : "另一台裝置"
+        case .import: who = en ? "a restore or import" : "還原或匯入"
+        }
+        var lines = [en ? "— Replaced \(Timestamps.readable(version.replacedAt, zone: .current)) by \(who) —"
+                        : "— \(Timestamps.readable(version.replacedAt, zone: .current)) 被\(who)取代 —"]
+        lines.append(version.title ?? (en ? "(untitled)" : "（無標題）"))
+        lines.append(Timestamps.readable(version.occurredAt, zone: zone) + " " + version.timeZone
+                     + (version.place.map { "  ·  " + $0 } ?? ""))
+        if !version.tags.isEmpty { lines.append(version.tags.map { "#\($0)" }.joined(separator: " ")) }
+        if let summary = version.summary { lines.append(""); lines.append(summary) }
+        return lines.joined(separator: "\n")
+    }
+
     // MARK: Text
 
     /// `阿暖：…` for the companion, `你：…` for the person.
@@ -104,7 +146,7 @@ package enum Rendering {
     package static func entryRow(_ entry: Entry, language: Language, snippet: String? = nil) -> String {
         let when = Timestamps.readable(entry.occurredAt, zone: entry.zone)
         let title = entry.title ?? entry.note ?? (language == .en ? "(untitled draft)" : "（未命名草稿）")
-        var lines = ["\(entry.id.prefix(8))  \(when)  \(title)  [\(statusText(entry.status, language))]"]
+        var lines = ["\(entry.id.prefix(8))  \(when)  \(entry.starred ? "★ " : "")\(title)  [\(stateText(entry, language))]"]
         if !entry.tags.isEmpty { lines.append("    " + entry.tags.map { "#\($0)" }.joined(separator: " ")) }
         if let summary = entry.summary, let first = summary.split(separator: "\n").first {
             lines.append("    " + String(first.prefix(60)) + (first.count > 60 ? "…" : ""))
@@ -161,8 +203,8 @@ package enum Rendering {
     package static func entryPage(_ entry: Entry, language: Language, paths: DiaryPaths) -> String {
         let en = language == .en
         var lines: [String] = []
-        lines.append(entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）"))
-        lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(statusText(entry.status, language))  ·  \(entry.id)")
+        lines.append((entry.starred ? "★ " : "") + (entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）")))
+        lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(stateText(entry, language))  ·  \(entry.id)")
         if let place = entry.context.place { lines.append((en ? "Place: " : "地點：") + place) }
         if let weather = entry.context.weatherDescription {
             let temperature = entry.context.temperatureC.map { String(format: " %.0f°C", $0) } ?? ""
@@ -191,6 +233,13 @@ package enum Rendering {
             lines.append(contentsOf: messages.map { messageText($0, language: language) })
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The status, or that the page is in the trash, or was changed by hand.
+    static func stateText(_ entry: Entry, _ language: Language) -> String {
+        if entry.trashedAt != nil { return language == .en ? "in the trash" : "在回收桶" }
+        if entry.editedAt != nil, entry.status == .saved { return language == .en ? "saved, edited by you" : "已保存，你改過" }
+        return statusText(entry.status, language)
     }
 
     static func statusText(_ status: EntryStatus, _ language: Language) -> String {

@@ -16,6 +16,10 @@ public struct FindRequest: Sendable {
     /// This day of the year in earlier years.
     public var todayInHistory = false
     public var statuses: [EntryStatus] = []
+    /// Only starred pages.
+    public var starredOnly = false
+    /// The pages in the trash instead of the others.
+    public var inTrash = false
     /// Nil: relevance when there are words, else when it happened.
     public var order: EntryOrder?
     /// A cursor printed with an earlier page: go on after it.
@@ -31,6 +35,7 @@ public enum EmptyReason: Sendable, Equatable {
     case noEntries
     case emptyTag
     case noMatch
+    case emptyTrash
 
     /// The seed's empty-state sentence for this reason.
     public var phrase: Phrase {
@@ -38,6 +43,7 @@ public enum EmptyReason: Sendable, Equatable {
         case .noEntries: return .emptyDiary
         case .emptyTag: return .emptyTag
         case .noMatch: return .noMatch
+        case .emptyTrash: return .emptyTrash
         }
     }
 }
@@ -131,6 +137,8 @@ public struct Finder: Sendable {
         filter.anyTags = request.anyTags.compactMap(TagName.normalize)
         filter.notTags = request.notTags.compactMap(TagName.normalize)
         filter.statuses = request.statuses
+        filter.starredOnly = request.starredOnly
+        filter.inTrash = request.inTrash
         filter.includeMessages = request.includeMessages
         if let on = request.on {
             let range = try dayRange(on)
@@ -164,7 +172,9 @@ public struct Finder: Sendable {
 
     private func empty(_ request: FindRequest) throws -> FindResult {
         let reason: EmptyReason
-        if try store.isEmpty() {
+        if request.inTrash {
+            reason = .emptyTrash
+        } else if try store.isEmpty() {
             reason = .noEntries
         } else if !(request.tags + request.anyTags).isEmpty && (request.keywords ?? "").isEmpty {
             reason = .emptyTag

@@ -113,7 +113,7 @@ struct SearchEngine: Sendable {
             return Array(tiers.dropFirst(filter.after?.tier ?? 0))
         case .occurred:
             return [.walk(match: match, tier: 0)]
-        case .created, .updated, .title:
+        case .created, .updated, .title, .manual:
             return [.sort(match: match)]
         }
     }
@@ -173,6 +173,7 @@ struct SearchEngine: Sendable {
         case .created: return "e.created_at DESC, e.moment_key DESC"
         case .updated: return "e.updated_at DESC, e.moment_key DESC"
         case .title: return "\(untitled), e.title COLLATE NOCASE, e.moment_key DESC"
+        case .manual: return "\(OrderKey.effectiveSQL), e.moment_key DESC"
         }
     }
 
@@ -184,6 +185,7 @@ struct SearchEngine: Sendable {
         case .created: return String(found.createdAt)
         case .updated: return String(found.updatedAt)
         case .title: return (found.title ?? "").isEmpty ? nil : found.title
+        case .manual: return found.orderKey
         }
     }
 
@@ -202,6 +204,9 @@ struct SearchEngine: Sendable {
             return ("""
                 (\(untitled) OR e.title COLLATE NOCASE > ? OR (e.title COLLATE NOCASE = ? AND e.moment_key < ?))
                 """, [.text(title), .text(title), key])
+        case .manual:
+            let value = SQLValue.text(after.value ?? "")
+            return ("(\(OrderKey.effectiveSQL) > ? OR (\(OrderKey.effectiveSQL) = ? AND e.moment_key < ?))", [value, value, key])
         }
     }
 
@@ -251,7 +256,9 @@ struct SearchEngine: Sendable {
         /// Everything but the words. `ftsBounds` also narrows the word list by time when the
         /// full-text table drives the query.
         mutating func add(_ filter: EntryFilter, _ tags: TagIds, ftsBounds: Bool) {
-            add("e.deleted_at IS NULL")
+            // The same words as the partial indexes over live entries, so SQLite can use them.
+            add(filter.inTrash ? "e.deleted_at IS NULL AND e.trashed_at IS NOT NULL" : "e.deleted_at IS NULL AND e.trashed_at IS NULL")
+            if filter.starredOnly { add("e.starred = 1") }
             for tag in tags.all {
                 add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [.text(tag)])
             }
@@ -289,7 +296,7 @@ struct SearchEngine: Sendable {
 extension EntryFilter {
     /// True when nothing but words narrows the filter.
     var isWordsOnly: Bool {
-        allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil
+        allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil && !starredOnly && !inTrash
             && monthDays.isEmpty && statuses.isEmpty
     }
 }

@@ -16,6 +16,9 @@ public struct EntryFilter: Sendable {
     /// Only these days of the year, `MM-DD` (this day in history).
     public var monthDays: [String] = []
     public var statuses: [EntryStatus] = []
+    public var starredOnly = false
+    /// The pages in the trash (which have no words in the index) instead of the others.
+    public var inTrash = false
     public var order: EntryOrder = .occurred
     /// Continue after this entry of an earlier page.
     public var after: EntryPosition?
@@ -45,6 +48,8 @@ public enum EntryOrder: String, Sendable, CaseIterable {
     case updated
     /// By title, A to Z (case ignored); untitled drafts last.
     case title
+    /// The person's own order (`diary-save --move`); pages never moved by when they happened.
+    case manual
 }
 
 /// Where an entry sits in an ordered list; paging continues strictly after it, so pages
@@ -52,7 +57,8 @@ public enum EntryOrder: String, Sendable, CaseIterable {
 public struct EntryPosition: Sendable, Equatable {
     /// 0 when the person's own words matched, 1 when only the companion's (relevance only).
     public var tier: Int
-    /// The sorted value: milliseconds for created/updated, the title for title; nil otherwise.
+    /// The sorted value: milliseconds for created/updated, the title for title, the order
+    /// key for manual; nil otherwise.
     public var value: String?
     /// The entry's place in time order, unique per entry.
     public var momentKey: Int64

@@ -10,6 +10,10 @@ extension Phrase {
 
     package static let allTag = Phrase("全部", "All")
 
+    package static let noHistory = Phrase("這篇日記沒有更早的版本", "This page has no earlier versions.")
+
+    static let emptyTrash = Phrase("回收桶是空的", "The trash is empty.")
+
     package static func badDate(text: String) -> Phrase {
         Phrase("看不懂這個日期：\(text)（可用 2026、2026-11、2026-11-21、today、yesterday）",
             "Can't read the date \(text) (use 2026, 2026-11, 2026-11-21, today or yesterday).")

@@ -87,7 +87,7 @@ extension DiaryStore {
     // MARK: - Assembly
 
     static let entryColumns = """
-        e.*, (SELECT count(*) FROM message m WHERE m.entry_id = e.id) AS message_count,
+        e.*, \(OrderKey.effectiveSQL) AS effective_order, (SELECT count(*) FROM message m WHERE m.entry_id = e.id) AS message_count,
         (SELECT max(o.last_error) FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_error,
         EXISTS (SELECT 1 FROM outbox o WHERE o.table_name = 'entry' AND o.row_id = e.id) AS sync_pending
         """
@@ -123,7 +123,10 @@ extension DiaryStore {
                 syncError: row["sync_error"],
                 lastError: row["last_error"],
                 digest: row["digest"],
-                digestThrough: row["digest_through"])
+                digestThrough: row["digest_through"],
+                starred: row["starred"],
+                trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)),
+                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)))
         }
     }
 

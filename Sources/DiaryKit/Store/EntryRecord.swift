@@ -17,6 +17,49 @@ public struct RowClock: Sendable, Equatable {
     var timestamp: HybridTimestamp { HybridTimestamp(hlc) ?? HybridTimestamp(wallMillis: 0, counter: 0, device: "") }
 }
 
+/// The clocks of the parts of an entry that merge apart: its words and times (content), its
+/// star, its place in the trash and its place in the person's own order. A star or a move
+/// on one device then never undoes an edit of the words made on another, or the other way
+/// round. A part without a clock of its own dates from the entry's clock (content) or
+/// from before it was ever set (the others).
+public struct FieldClocks: Sendable, Equatable {
+    public var content: String?
+    public var star: String?
+    public var trash: String?
+    public var order: String?
+
+    public init(content: String? = nil, star: String? = nil, trash: String? = nil, order: String? = nil) {
+        self.content = content
+        self.star = star
+        self.trash = trash
+        self.order = order
+    }
+
+    /// The parts, each with its name in records.
+    public enum Part: String, CaseIterable, Sendable {
+        case content, star, trash, order
+    }
+
+    public subscript(part: Part) -> String? {
+        get {
+            switch part {
+            case .content: return content
+            case .star: return star
+            case .trash: return trash
+            case .order: return order
+            }
+        }
+        set {
+            switch part {
+            case .content: content = newValue
+            case .star: star = newValue
+            case .trash: trash = newValue
+            case .order: order = newValue
+            }
+        }
+    }
+}
+
 /// Everything stored about one entry, row by row and clock by clock: what a backup carries
 /// and what a restore or an import merges back.
 public struct EntryRecord: Sendable, Equatable {
@@ -81,6 +124,14 @@ public struct EntryRecord: Sendable, Equatable {
     public var lastError: String?
     public var digest: String?
     public var digestThrough: String?
+    /// When the person last changed the page by hand (the companion then asks before rewriting it).
+    public var editedAt: Date?
+    public var starred: Bool
+    /// When the page went to the trash; nil when it is not there.
+    public var trashedAt: Date?
+    /// Its place in the person's own order (`OrderKey`); nil until they move it.
+    public var orderKey: String?
+    public var fieldClocks: FieldClocks
     public var media: [Media]
     public var lines: [Line]
     public var tagLinks: [TagLink]
@@ -90,6 +141,8 @@ public struct EntryRecord: Sendable, Equatable {
                 analysisProvider: String? = nil, context: EntryContext = EntryContext(), persona: String,
                 provider: String? = nil, title: String? = nil, summary: String? = nil, summarizedAt: Date? = nil,
                 lastError: String? = nil, digest: String? = nil, digestThrough: String? = nil,
+                editedAt: Date? = nil, starred: Bool = false, trashedAt: Date? = nil, orderKey: String? = nil,
+                fieldClocks: FieldClocks = FieldClocks(),
                 media: [Media] = [], lines: [Line] = [], tagLinks: [TagLink] = []) {
         self.id = id
         self.clock = clock
@@ -111,6 +164,11 @@ public struct EntryRecord: Sendable, Equatable {
         self.lastError = lastError
         self.digest = digest
         self.digestThrough = digestThrough
+        self.editedAt = editedAt
+        self.starred = starred
+        self.trashedAt = trashedAt
+        self.orderKey = orderKey
+        self.fieldClocks = fieldClocks
         self.media = media
         self.lines = lines
         self.tagLinks = tagLinks
@@ -124,6 +182,26 @@ public struct EntryRecord: Sendable, Equatable {
     public var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its messages that are not deleted, oldest first.
     public var liveMessages: [Message] { lines.filter { $0.clock.deletedAt == nil }.map(\.message) }
+    /// The clock a part last changed at (content falls back to the entry's own clock).
+    func clock(of part: FieldClocks.Part) -> HybridTimestamp {
+        let text = fieldClocks[part] ?? (part == .content ? clock.hlc : nil)
+        return text.flatMap(HybridTimestamp.init) ?? HybridTimestamp(wallMillis: 0, counter: 0, device: "")
+    }
+
+    /// Takes one part's fields (and clock) from `other`.
+    mutating func take(_ part: FieldClocks.Part, from other: EntryRecord) {
+        switch part {
+        case .content:
+            let kept = (starred, trashedAt, orderKey, fieldClocks, clock, media, lines, tagLinks)
+            self = other
+            (starred, trashedAt, orderKey, fieldClocks, clock, media, lines, tagLinks) = kept
+        case .star: starred = other.starred
+        case .trash: trashedAt = other.trashedAt
+        case .order: orderKey = other.orderKey
+        }
+        fieldClocks[part] = other.fieldClocks[part] ?? (part == .content ? other.clock.hlc : nil)
+    }
+
     /// The entry's own fields with the children left out: what a kept conflict version holds.
     var fieldsOnly: EntryRecord {
         var copy = self

@@ -143,11 +143,14 @@ extension DiaryStore {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
+            let before = try pageVersion(db, entryId)
             let now = Timestamps.millis(Date())
+            // A new page from the companion is the companion's again; the person's edits stay in history.
             try touch(db, entryId: entryId, hlc: hlc, set: """
-                status = 'saved', title = ?, summary = ?, persona = ?, provider = ?, summarized_at = ?, last_error = NULL
+                status = 'saved', title = ?, summary = ?, persona = ?, provider = ?, summarized_at = ?, last_error = NULL, edited_at = NULL
                 """, [title, summary, persona, provider, now])
             try replaceTags(db, entryId: entryId, names: tags, hlc: hlc, now: now)
+            try keepVersion(db, before, entryId: entryId, by: .companion)
             try db.cachedStatement(sql: """
                 INSERT INTO usage(day, kind, count) VALUES (?, 'page', 1)
                 ON CONFLICT(day, kind) DO UPDATE SET count = count + 1
@@ -236,16 +239,19 @@ extension DiaryStore {
     }
 
     private func requireEntry(_ db: Database, _ entryId: String) throws {
-        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE id = ? AND deleted_at IS NULL"), arguments: [entryId]) == true else {
-            throw StoreError.entryNotFound(entryId)
-        }
+        try requireLiveEntry(db, entryId)
     }
 
-    private func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
+    /// Records a change of the entry's content: its clock, the content part's clock, the outbox.
+    func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
                        _ values: [(any DatabaseValueConvertible)?] = []) throws {
         var arguments = StatementArguments(values)
-        arguments += [Timestamps.millis(Date()), hlc, deviceId, entryId]
-        try db.cachedStatement(sql: "UPDATE entry SET \(assignments), updated_at = ?, hlc = ?, device_id = ? WHERE id = ?").execute(arguments: arguments)
+        arguments += [Timestamps.millis(Date()), hlc, deviceId, hlc, entryId]
+        try db.cachedStatement(sql: """
+            UPDATE entry SET \(assignments), updated_at = ?, hlc = ?, device_id = ?,
+                field_clocks = CASE WHEN field_clocks IS NULL THEN NULL ELSE json_set(field_clocks, '$.content', ?) END
+            WHERE id = ?
+            """).execute(arguments: arguments)
         try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
     }
 

@@ -133,6 +133,12 @@ public struct Entry: Sendable, Equatable {
     public var digest: String?
     /// The id of the last message the digest covers.
     public var digestThrough: String?
+    /// Marked as a favourite.
+    public var starred = false
+    /// When it went to the trash; nil when it is not there.
+    public var trashedAt: Date?
+    /// When the person last changed the page by hand; nil when it is the companion's as written.
+    public var editedAt: Date?
 
     /// The photo or video the entry is about (voice memos aside).
     public var picture: MediaItem? { media.first { $0.kind != .audio } }

@@ -21,6 +21,8 @@ struct QueriedEntry {
     var createdAt: Int64
     var updatedAt: Int64
     var title: String?
+    /// Its key in the person's own order.
+    var orderKey: String
     /// The `snippet` column, when the query selected one.
     var snippet: String?
 }
@@ -42,7 +44,8 @@ struct QueryReader {
         let entries = try store.assemble(db, rows: rows, includeMessages: includeMessages)
         return zip(rows, entries).map { row, entry in
             QueriedEntry(entry: entry, momentKey: row["moment_key"], createdAt: row["created_at"],
-                         updatedAt: row["updated_at"], title: row["title"], snippet: row["snippet"])
+                         updatedAt: row["updated_at"], title: row["title"], orderKey: row["effective_order"],
+                         snippet: row["snippet"])
         }
     }
 

@@ -40,6 +40,11 @@ extension EntryRecord {
             ("last_error", .optional(lastError)),
             ("digest", .optional(digest)),
             ("digest_through", .optional(digestThrough)),
+            ("edited_at", time(editedAt)),
+            ("starred", .bool(starred)),
+            ("trashed_at", time(trashedAt)),
+            ("order_key", .optional(orderKey)),
+            ("field_clocks", .object(FieldClocks.Part.allCases.map { ($0.rawValue, .optional(fieldClocks[$0])) })),
         ]
         pairs += clockPairs(clock)
         pairs.append(("media", .array(media.map { media in
@@ -95,7 +100,11 @@ extension EntryRecord {
                   context: try RecordCoding.context(reader.value("context")), persona: try reader.string("persona"),
                   provider: try reader.text("provider"), title: try reader.text("title"), summary: try reader.text("summary"),
                   summarizedAt: try reader.optionalTime("summarized_at"), lastError: try reader.text("last_error"),
-                  digest: try reader.text("digest"), digestThrough: try reader.text("digest_through"))
+                  digest: try reader.text("digest"), digestThrough: try reader.text("digest_through"),
+                  editedAt: try reader.optionalTime("edited_at"), starred: try reader.optionalBool("starred") ?? false,
+                  trashedAt: try reader.optionalTime("trashed_at"), orderKey: try reader.text("order_key"),
+                  fieldClocks: try reader.fieldClocks())
+        if let orderKey, !OrderKey.isValid(orderKey) { throw RecordDecodingError(field: "order_key") }
         for (index, value) in try reader.array("media").enumerated() {
             let item = RecordReader(value, path: "media[\(index)].")
             guard let kind = MediaKind(rawValue: try item.string("kind")) else { throw RecordDecodingError(field: "media[\(index)].kind") }
@@ -302,6 +311,25 @@ package struct RecordReader {
     func optionalTime(_ key: String) throws(RecordDecodingError) -> Date? {
         guard let value = object[key], value != .null else { return nil }
         return try time(key)
+    }
+
+    func optionalBool(_ key: String) throws(RecordDecodingError) -> Bool? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case let .bool(flag) = value else { throw fail(key) }
+        return flag
+    }
+
+    /// The clocks of an entry's parts; absent in records written before they existed.
+    func fieldClocks() throws(RecordDecodingError) -> FieldClocks {
+        guard let value = object["field_clocks"], value != .null else { return FieldClocks() }
+        guard case .object = value else { throw fail("field_clocks") }
+        var clocks = FieldClocks()
+        for part in FieldClocks.Part.allCases {
+            guard let clock = value[part.rawValue], clock != .null else { continue }
+            guard let text = clock.stringValue, HybridTimestamp(text) != nil else { throw fail("field_clocks.\(part.rawValue)") }
+            clocks[part] = text
+        }
+        return clocks
     }
 
     package func array(_ key: String) throws(RecordDecodingError) -> [JSON] {

@@ -84,6 +84,7 @@ extension DiaryStore {
         for record in records {
             let clocks = [record.clock] + record.media.map(\.clock) + record.lines.map(\.clock) + record.tagLinks.map(\.clock)
             if clocks.contains(where: { horizon < $0.timestamp }) { throw StoreError.clockFromFuture(record.id) }
+            if FieldClocks.Part.allCases.contains(where: { horizon < record.clock(of: $0) }) { throw StoreError.clockFromFuture(record.id) }
         }
     }
 
@@ -101,6 +102,18 @@ extension DiaryStore {
 
     package static func clock(_ row: Row) -> RowClock {
         RowClock(hlc: row["hlc"], deviceId: row["device_id"], deletedAt: (row["deleted_at"] as Int64?).map(Timestamps.date(millis:)))
+    }
+
+    /// The stored clocks of an entry's parts (an unreadable value reads as none).
+    static func fieldClocks(_ text: String?) -> FieldClocks {
+        guard let text, let json = JSON.parse(Data(text.utf8)) else { return FieldClocks() }
+        return (try? RecordReader(.object([("field_clocks", json)]), path: "").fieldClocks()) ?? FieldClocks()
+    }
+
+    /// The clocks of an entry's parts as stored: nil while none was ever set apart.
+    static func fieldClocksText(_ clocks: FieldClocks) -> String? {
+        guard clocks != FieldClocks() else { return nil }
+        return JSON.object(FieldClocks.Part.allCases.compactMap { part in clocks[part].map { (part.rawValue, JSON.string($0)) } }).serialized
     }
 
     package static func record(_ db: Database, id: String) throws -> EntryRecord? {
@@ -138,7 +151,10 @@ extension DiaryStore {
             context: ContextCoding.decode(row["context"]), persona: row["persona"], provider: row["provider"],
             title: row["title"], summary: row["summary"],
             summarizedAt: (row["summarized_at"] as Int64?).map(Timestamps.date(millis:)), lastError: row["last_error"],
-            digest: row["digest"], digestThrough: row["digest_through"], media: media, lines: lines, tagLinks: links)
+            digest: row["digest"], digestThrough: row["digest_through"],
+            editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
+            trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
+            fieldClocks: Self.fieldClocks(row["field_clocks"]), media: media, lines: lines, tagLinks: links)
     }
 }
 
@@ -190,7 +206,8 @@ private struct Merge {
         if changed {
             let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [incoming.id])!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL FROM entry WHERE id = ?"), arguments: [incoming.id]) == true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?"),
+                                 arguments: [incoming.id]) == true {
                 try DiaryStore.reindex(db, entryId: incoming.id)
             }
             for tagId in try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"),
@@ -203,33 +220,63 @@ private struct Merge {
     }
 
     /// Decides between two versions of an entry's own fields; true when the local row changed.
+    ///
+    /// A tombstone always wins over a live version (a delete is never undone by an older or
+    /// concurrent edit); between two tombstones the newer clock wins. Between two live
+    /// versions each part (content, star, trash, order) goes to the side that changed it
+    /// last, so a star here and an edit there both stay.
     private mutating func resolve(local: EntryRecord, incoming: EntryRecord) throws -> Bool {
-        if local.clock == incoming.clock { return false }
+        if local.clock == incoming.clock && local.fieldClocks == incoming.fieldClocks { return false }
         let localDeleted = local.clock.deletedAt != nil
         let incomingDeleted = incoming.clock.deletedAt != nil
-        let incomingNewer = local.clock.timestamp < incoming.clock.timestamp
-        // A tombstone always wins over a live version (a delete is never undone by an older
-        // or concurrent edit); between two live or two deleted versions the newer clock wins.
-        let incomingWins = localDeleted != incomingDeleted ? incomingDeleted : incomingNewer
-        let (winner, loser) = incomingWins ? (incoming, local) : (local, incoming)
-        try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock.hlc,
-                         winnerHlc: winner.clock.hlc)
-        guard incomingWins else { return false }
-        if incoming.occurredAt != local.occurredAt {
+        var merged = local.fieldsOnly
+        if localDeleted || incomingDeleted {
+            let incomingWins = localDeleted != incomingDeleted ? incomingDeleted : local.clock.timestamp < incoming.clock.timestamp
+            let (winner, loser) = incomingWins ? (incoming, local) : (local, incoming)
+            try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock.hlc,
+                             winnerHlc: winner.clock.hlc)
+            guard incomingWins else { return false }
+            merged = incoming.fieldsOnly
+        } else {
+            let contentIncoming = local.clock(of: .content) < incoming.clock(of: .content)
+            if local.clock(of: .content) != incoming.clock(of: .content) {
+                let (winner, loser) = contentIncoming ? (incoming, local) : (local, incoming)
+                try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock(of: .content).description,
+                                 winnerHlc: winner.clock(of: .content).description)
+            }
+            for part in FieldClocks.Part.allCases where local.clock(of: part) < incoming.clock(of: part) {
+                merged.take(part, from: incoming)
+            }
+            if local.clock.timestamp < incoming.clock.timestamp { merged.clock = incoming.clock }
+            // Once a part has a clock of its own, the content's is written down too: the
+            // entry's clock no longer says when the words changed.
+            if merged.fieldClocks != FieldClocks() && merged.fieldClocks.content == nil {
+                merged.fieldClocks.content = max(local.clock(of: .content), incoming.clock(of: .content)).description
+            }
+        }
+        if merged == local.fieldsOnly { return false }
+        let before = try store.pageVersion(db, local.id)
+        if merged.occurredAt != local.occurredAt {
             let old = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [local.id])!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [old])
-            let key = try MomentKey.next(db, occurredAt: Timestamps.millis(incoming.occurredAt))
+            let key = try MomentKey.next(db, occurredAt: Timestamps.millis(merged.occurredAt))
             try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, local.id])
         }
         try db.cachedStatement(sql: """
-            UPDATE entry SET device_id = ?, hlc = ?, deleted_at = ?, status = ?, created_at = ?, updated_at = ?, occurred_at = ?,
-                time_zone = ?, local_date = ?, note = ?, transcript = ?, analysis = ?, analysis_provider = ?, context = ?, persona = ?,
-                provider = ?, title = ?, summary = ?, summarized_at = ?, last_error = ?, digest = ?, digest_through = ?
-            WHERE id = ?
-            """).execute(arguments: fieldArguments(incoming) + [incoming.id])
-        try queue(table: "entry", rowId: incoming.id, op: incomingDeleted ? "delete" : "upsert", hlc: incoming.clock.hlc)
+            UPDATE entry SET \(Self.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
+            """).execute(arguments: fieldArguments(merged) + [local.id])
+        if merged.clock.deletedAt == nil {
+            try store.keepVersion(db, before, entryId: local.id, by: source == "sync" ? .sync : .import)
+        }
+        try queue(table: "entry", rowId: local.id, op: merged.clock.deletedAt != nil ? "delete" : "upsert", hlc: merged.clock.hlc)
         return true
     }
+
+    private static let fieldColumns = [
+        "device_id", "hlc", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "local_date", "note",
+        "transcript", "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at",
+        "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks",
+    ]
 
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
         [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt), record.status.rawValue,
@@ -237,16 +284,15 @@ private struct Merge {
          record.timeZone, Timestamps.localDate(record.occurredAt, zone: record.zone), record.note, record.transcript,
          record.analysis, record.analysisProvider, record.context.isEmpty ? nil : ContextCoding.encode(record.context),
          record.persona, record.provider, record.title, record.summary, Self.millis(record.summarizedAt), record.lastError,
-         record.digest, record.digestThrough]
+         record.digest, record.digestThrough, Self.millis(record.editedAt), record.starred, Self.millis(record.trashedAt),
+         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks)]
     }
 
     private mutating func insertFields(_ record: EntryRecord) throws {
         let key = try MomentKey.next(db, occurredAt: Timestamps.millis(record.occurredAt))
+        let columns = Self.fieldColumns + ["id", "moment_key"]
         try db.cachedStatement(sql: """
-            INSERT INTO entry(device_id, hlc, deleted_at, status, created_at, updated_at, occurred_at, time_zone, local_date, note,
-                              transcript, analysis, analysis_provider, context, persona, provider, title, summary, summarized_at,
-                              last_error, digest, digest_through, id, moment_key)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entry(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """).execute(arguments: fieldArguments(record) + [record.id, key])
         try queue(table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
                           hlc: record.clock.hlc)
@@ -421,13 +467,7 @@ private struct Merge {
     /// Recounts the tags the merge touched and moves this device's clock past every clock
     /// it took in, so that the next local edit is newer than anything merged.
     mutating func finish() throws {
-        for tagId in touchedTags {
-            try db.cachedStatement(sql: """
-                UPDATE tag SET entry_count = (SELECT count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
-                                              WHERE et.tag_id = tag.id AND e.deleted_at IS NULL)
-                WHERE id = ?
-                """).execute(arguments: [tagId])
-        }
+        for tagId in touchedTags { try store.recountTag(db, tagId: tagId) }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)

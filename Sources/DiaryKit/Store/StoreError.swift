@@ -20,6 +20,12 @@ public enum StoreError: Error, Equatable {
     case clockFromFuture(String)
     /// A record to merge contradicts what is stored (a message or photo moved to another entry).
     case invalidRecord(String)
+    /// Only a saved page can go to the trash (a draft is discarded).
+    case notSaved(String)
+    /// The page is in the trash: take it out before changing it.
+    case inTrash(String)
+    /// No page in the trash has this id or prefix.
+    case notInTrash(String)
     /// SQLite failed in some other way (the detail is for logs, never shown raw).
     case io(String)
 }

@@ -25,6 +25,8 @@ public struct Config: Sendable, Equatable {
     public var providers: [String: ProviderSettings] = [:]
     /// `[weather]`: where weather for the moment comes from.
     public var weather = WeatherSettings()
+    /// `[trash] keep_days`: how long a deleted page can be brought back before it is purged.
+    public var trashKeepDays: Int = 30
 
     public init() {}
 
@@ -69,6 +71,7 @@ public struct Config: Sendable, Equatable {
                 config.providers[name] = try ProviderSettings(section, name: name)
             }
         }
+        if let trash = try root.section("trash"), let days = try trash.positive("keep_days") { config.trashKeepDays = days }
         if let weather = try root.section("weather") {
             config.weather.enabled = try weather.bool("enabled")
             if let url = try weather.string("base_url") { config.weather.baseURL = url }

@@ -67,6 +67,9 @@ extension Phrase {
 
     package static let stdinNotUTF8 = Phrase("標準輸入不是 UTF-8 文字，沒有做任何變更", "Standard input is not UTF-8 text; nothing was changed.")
 
+    package static let nameAnEntry = Phrase("請指定日記的 id（或從標準輸入傳入 diary-find 的結果）",
+        "Name the entry by its id (or pipe diary-find's output in).")
+
     package static let tooManyEntries = Phrase("一次只能處理一篇日記，請指定其中一篇", "This works on one entry at a time; name just one.")
 
     static let databaseFromNewerVersion = Phrase("這份日記資料庫來自較新版本的 InnerBloom Diary，請先更新程式；資料沒有被更動",
@@ -93,6 +96,20 @@ extension Phrase {
             "A record is dated far in the future and was refused; the diary is unchanged: \(id)")
     }
 
+    static func trashNeedsSavedPage(id: String) -> Phrase {
+        Phrase("這篇還沒寫成日記，不能放進回收桶；要捨棄草稿請用 diary-save --discard：\(id)",
+            "This entry has no page yet, so it cannot go to the trash; drop a draft with diary-save --discard: \(id)")
+    }
+
+    static func pageInTrash(id: String) -> Phrase {
+        Phrase("這篇日記在回收桶裡；要先用 diary-save --undelete 取回才能變更：\(id)",
+            "This page is in the trash; take it out with diary-save --undelete before changing it: \(id)")
+    }
+
+    static func pageNotInTrash(id: String) -> Phrase {
+        Phrase("回收桶裡找不到這篇日記：\(id)", "No page in the trash matches \(id).")
+    }
+
     static func recordContradicts(id: String) -> Phrase {
         Phrase("資料與日記裡已有的內容矛盾，已拒絕，日記沒有任何改變：\(id)",
             "A record contradicts what the diary holds and was refused; the diary is unchanged: \(id)")
@@ -110,6 +127,9 @@ extension StoreError: ReportableError {
         case .noOpenDraft: return .noOpenDraft
         case .alreadySaved: return .cannotDiscardSaved
         case .io: return .saveFailed
+        case let .notSaved(id): return .trashNeedsSavedPage(id: id)
+        case let .inTrash(id): return .pageInTrash(id: id)
+        case let .notInTrash(id): return .pageNotInTrash(id: id)
         case let .clockFromFuture(id): return .recordFromFuture(id: id)
         case let .invalidRecord(id): return .recordContradicts(id: id)
         }
@@ -120,7 +140,8 @@ extension StoreError: ReportableError {
         case .newerVersion: return ExitStatus.configuration
         case .cannotCreateHome: return ExitStatus.cannotCreate
         case .busy: return ExitStatus.tryAgain
-        case .entryNotFound, .noOpenDraft: return ExitStatus.noInput
+        case .entryNotFound, .noOpenDraft, .notInTrash: return ExitStatus.noInput
+        case .notSaved, .inTrash: return ExitStatus.dataError
         case .ambiguous: return ExitStatus.usage
         case .alreadySaved, .clockFromFuture, .invalidRecord: return ExitStatus.dataError
         case .io: return ExitStatus.ioError

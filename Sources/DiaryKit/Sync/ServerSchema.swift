@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 1
+    package static let version = 2
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 1.
+    -- InnerBloom Diary: the server side of sync, schema version 2.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 1) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 1)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 2) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 2)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -325,6 +325,20 @@ package enum ServerSchema {
                 RAISE EXCEPTION 'entry without created_at or occurred_at' USING ERRCODE = '22023';
             END IF;
             hlcs := ARRAY[rec->>'hlc'];
+            -- The parts that merge apart (v2): their clocks, and fields of the types clients read.
+            IF jsonb_typeof(rec->'field_clocks') NOT IN ('object', 'null') THEN
+                RAISE EXCEPTION 'field_clocks is not an object' USING ERRCODE = '22023';
+            END IF;
+            hlcs := hlcs || ARRAY(SELECT c.value FROM jsonb_each_text(CASE WHEN jsonb_typeof(rec->'field_clocks') = 'object'
+                                                                          THEN rec->'field_clocks' ELSE '{}' END) c
+                                  WHERE c.value IS NOT NULL);
+            IF jsonb_typeof(rec->'starred') NOT IN ('boolean', 'null') THEN
+                RAISE EXCEPTION 'starred is not a boolean' USING ERRCODE = '22023';
+            END IF;
+            IF rec->>'order_key' IS NOT NULL AND rec->>'order_key' !~ '^[0-9a-z]{0,63}[1-9a-z]$' THEN
+                RAISE EXCEPTION 'bad order_key' USING ERRCODE = '22023';
+            END IF;
+            PERFORM (rec->>'trashed_at')::timestamptz, (rec->>'edited_at')::timestamptz;
             FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
                 IF jsonb_typeof(rec->part) NOT IN ('array', 'null') THEN
                     RAISE EXCEPTION '% is not an array', part USING ERRCODE = '22023';
@@ -389,6 +403,55 @@ package enum ServerSchema {
         ON CONFLICT (user_id, table_name, row_id, hlc) DO NOTHING;
     $fn$;
 
+    -- The clock of one part of an entry (content, star, trash, order): its own, else for the
+    -- content the entry's clock, else none ('').
+    CREATE OR REPLACE FUNCTION diary.part_clock(doc jsonb, part text) RETURNS text
+        LANGUAGE sql IMMUTABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        SELECT coalesce(doc->'field_clocks'->>part, CASE WHEN part = 'content' THEN doc->>'hlc' ELSE '' END) COLLATE "C";
+    $fn$;
+
+    -- Merges two live versions of an entry part by part, each part to the side that changed
+    -- it last (the client's rule in RecordExchange.swift): a star or a move made on one
+    -- device never undoes an edit of the words made on another.
+    CREATE OR REPLACE FUNCTION diary.merge_parts(stored jsonb, incoming jsonb) RETURNS jsonb
+        LANGUAGE plpgsql IMMUTABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        merged jsonb := stored;
+        clocks jsonb := CASE WHEN jsonb_typeof(stored->'field_clocks') = 'object'
+                             THEN jsonb_strip_nulls(stored->'field_clocks') ELSE '{}' END;
+        part text;
+        field text;
+    BEGIN
+        IF diary.part_clock(incoming, 'content') > diary.part_clock(stored, 'content') THEN
+            merged := (incoming - 'starred' - 'trashed_at' - 'order_key' - 'field_clocks' - 'hlc' - 'device_id')
+                      || jsonb_build_object('starred', stored->'starred', 'trashed_at', stored->'trashed_at',
+                                            'order_key', stored->'order_key', 'hlc', stored->'hlc', 'device_id', stored->'device_id');
+            clocks := clocks || jsonb_build_object('content', diary.part_clock(incoming, 'content'));
+        END IF;
+        FOREACH part IN ARRAY ARRAY['star', 'trash', 'order'] LOOP
+            IF diary.part_clock(incoming, part) > diary.part_clock(stored, part) THEN
+                field := CASE part WHEN 'star' THEN 'starred' WHEN 'trash' THEN 'trashed_at' ELSE 'order_key' END;
+                merged := merged || jsonb_build_object(field, incoming->field);
+                clocks := clocks || jsonb_build_object(part, incoming->'field_clocks'->>part);
+            END IF;
+        END LOOP;
+        IF incoming->>'hlc' COLLATE "C" > stored->>'hlc' COLLATE "C" THEN
+            merged := merged || jsonb_build_object('hlc', incoming->'hlc', 'device_id', incoming->'device_id');
+        END IF;
+        -- Once a part has a clock of its own, the content's is written down too.
+        IF clocks <> '{}' AND NOT clocks ? 'content' THEN
+            clocks := clocks || jsonb_build_object('content', greatest(diary.part_clock(stored, 'content'),
+                                                                       diary.part_clock(incoming, 'content')));
+        END IF;
+        RETURN merged || jsonb_build_object('field_clocks', jsonb_build_object(
+            'content', clocks->'content', 'star', clocks->'star', 'trash', clocks->'trash', 'order', clocks->'order'));
+    END
+    $fn$;
+
     -- Merges one entry record (the same rules as the client's merge in RecordExchange.swift);
     -- true when anything changed, and then the entry row carries next_seq.
     CREATE OR REPLACE FUNCTION diary.apply_entry(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
@@ -405,6 +468,7 @@ package enum ServerSchema {
         child jsonb;
         child_hlc text COLLATE "C";
         incoming_wins boolean;
+        merged jsonb;
         changed boolean := false;
     BEGIN
         -- The entry's own fields.
@@ -414,9 +478,29 @@ package enum ServerSchema {
             VALUES (uid, eid, new_hlc, rec->>'device_id', new_deleted, (rec->>'created_at')::timestamptz,
                     (rec->>'occurred_at')::timestamptz, new_doc, next_seq);
             changed := true;
+        ELSIF NOT stored.deleted AND NOT new_deleted THEN
+            -- Two live versions merge part by part; the words that lost are kept.
+            IF diary.part_clock(stored.doc, 'content') <> diary.part_clock(new_doc, 'content') THEN
+                IF diary.part_clock(new_doc, 'content') > diary.part_clock(stored.doc, 'content') THEN
+                    PERFORM diary.keep_conflict(uid, 'entry', eid, diary.part_clock(stored.doc, 'content'),
+                                                diary.part_clock(new_doc, 'content'), stored.doc);
+                ELSE
+                    PERFORM diary.keep_conflict(uid, 'entry', eid, diary.part_clock(new_doc, 'content'),
+                                                diary.part_clock(stored.doc, 'content'), new_doc);
+                END IF;
+            END IF;
+            merged := diary.merge_parts(stored.doc, new_doc);
+            IF merged <> stored.doc THEN
+                UPDATE diary.entry e
+                   SET hlc = merged->>'hlc', device_id = merged->>'device_id',
+                       created_at = (merged->>'created_at')::timestamptz, occurred_at = (merged->>'occurred_at')::timestamptz,
+                       doc = merged, server_seq = next_seq
+                 WHERE e.user_id = uid AND e.id = eid;
+                changed := true;
+            END IF;
         ELSIF stored.hlc COLLATE "C" <> new_hlc THEN
             -- A tombstone beats a live version whatever the clocks say (a delete is never undone
-            -- by an older or concurrent edit); otherwise the greater clock wins.
+            -- by an older or concurrent edit); between two tombstones the greater clock wins.
             incoming_wins := CASE WHEN stored.deleted <> new_deleted THEN new_deleted
                                   ELSE new_hlc > stored.hlc COLLATE "C" END;
             IF incoming_wins THEN
@@ -846,11 +930,12 @@ package enum ServerSchema {
         diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
         diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
         diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
-        diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint)
+        diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
+        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb)
         TO diary_user;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (1, 'diary-v1', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (2, 'diary-v2-entry-parts', now())
         ON CONFLICT DO NOTHING;
     """#
 }

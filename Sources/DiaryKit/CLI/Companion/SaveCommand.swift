@@ -8,13 +8,20 @@ import Foundation
 package struct SaveCommand: DiaryCommand {
     package static let configuration = CommandConfiguration(
         commandName: "diary-save",
-        abstract: "Write the diary page for an entry, with 3–8 tags.",
+        abstract: "Write the diary page for an entry, with 3–8 tags; or change a page by hand.",
         discussion: """
             The companion writes the page in your own voice from what you said, with tags that reuse \
             the ones you already have. If it cannot, the chat stays saved, the entry becomes \
             summary_failed, and --retry finishes it later. --discard drops an unsaved draft and its \
             media (unless another entry uses them). The entries are the IDs given, else those named \
             on stdin, else the most recent open draft.
+
+            By hand: --edit opens the page in $VISUAL or $EDITOR; --title, --add-tag, --remove-tag, \
+            --at and --place change it without an editor (one id, or many on stdin, in one go); \
+            --star, --delete (to the trash for [trash] keep_days, 30 by default), --undelete, \
+            --purge, --move with --before/--after (your own order) and --rename-tag. Every earlier \
+            version stays in the page's history (diary-find --show ID --history). A page you \
+            edited is not rewritten by the companion unless you agree (or pass --replace).
             """,
         version: DiaryVersion.current)
 
@@ -38,13 +45,80 @@ package struct SaveCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
     var provider: String?
 
+    @Flag(name: .long, help: "Rewrite a page you edited by hand without asking (your version stays in its history).")
+    var replace = false
+
+    @Flag(name: .long, help: "Open the page in $VISUAL or $EDITOR: a header (title, when, place, tags), then the page.")
+    var edit = false
+
+    @Option(name: .long, help: ArgumentHelp("Set the title.", valueName: "text"))
+    var title: String?
+
+    @Option(name: .customLong("add-tag"), help: ArgumentHelp("Add a tag (repeatable).", valueName: "tag"))
+    var addTag: [String] = []
+
+    @Option(name: .customLong("remove-tag"), help: ArgumentHelp("Remove a tag (repeatable).", valueName: "tag"))
+    var removeTag: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Set when it happened: \"2026-11-20 18:30\", a zone may follow (Asia/Taipei, +08:00).", valueName: "time"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp("Set the place (an empty value clears it).", valueName: "place"))
+    var place: String?
+
+    @Flag(name: .long, help: "Star the page (a favourite; diary-find --starred).")
+    var star = false
+
+    @Flag(name: .long, help: "Take the star off.")
+    var unstar = false
+
+    @Flag(name: .long, help: "Move the page to the trash (diary-find --trash lists it).")
+    var delete = false
+
+    @Flag(name: .long, help: "Bring the page back from the trash.")
+    var undelete = false
+
+    @Flag(name: .long, help: "Delete pages in the trash for good: those named, or the whole trash.")
+    var purge = false
+
+    @Flag(name: .long, help: "Move the page in your own order (with --before or --after; diary-find --sort manual).")
+    var move = false
+
+    @Option(name: .long, help: ArgumentHelp("With --move: put the page just before this one.", valueName: "id"))
+    var before: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --move: put the page just after this one.", valueName: "id"))
+    var after: String?
+
+    @Option(name: .customLong("rename-tag"), parsing: .upToNextOption,
+            help: ArgumentHelp("Rename a tag on every page, merging it into the new name if that exists.", valueName: "old new"))
+    var renameTag: [String] = []
+
     package init() {}
 
     package var forcesText: Bool { textOutput }
 
+    /// The flags that change a page by hand, each named as typed.
+    private var handFlags: [String] {
+        [(edit, "--edit"), (title != nil, "--title"), (!addTag.isEmpty, "--add-tag"), (!removeTag.isEmpty, "--remove-tag"),
+         (at != nil, "--at"), (place != nil, "--place"), (star, "--star"), (unstar, "--unstar"), (delete, "--delete"),
+         (undelete, "--undelete"), (purge, "--purge"), (move, "--move"), (!renameTag.isEmpty, "--rename-tag"),
+         (retry, "--retry"), (discard, "--discard")].filter(\.0).map(\.1)
+    }
+
     package func execute(_ context: CommandContext) async throws {
-        if retry && discard { throw InputError.usage(.badOption(detail: "--retry --discard")) }
+        let chosen = handFlags
+        let fieldFlags: Set = ["--title", "--add-tag", "--remove-tag", "--at", "--place"]
+        // One kind of change per call; the field flags go together.
+        if chosen.filter({ !fieldFlags.contains($0) }).count > 1 || (chosen.contains { fieldFlags.contains($0) } && chosen.contains { !fieldFlags.contains($0) }) {
+            throw InputError.usage(.badOption(detail: chosen.joined(separator: " ")))
+        }
+        if (before != nil || after != nil) != move || (before != nil && after != nil) {
+            throw InputError.usage(.badOption(detail: "--move --before/--after"))
+        }
         let store = try context.openStore()
+        defer { context.purgeExpiredTrash(store) }
+        if !chosen.isEmpty && !retry && !discard { return try changeByHand(context: context, store: store) }
         let ids: [String]
         do {
             ids = try EntrySelection.resolve(argument: id, context: context, store: store,
@@ -64,6 +138,10 @@ package struct SaveCommand: DiaryCommand {
         let conversation = try context.conversation(store, providerFlag: provider)
         for entryId in ids {
             let entry = try store.entry(id: entryId)
+            if entry.editedAt != nil && entry.status == .saved && !replace {
+                // The person's own words are not silently written over: ask, or a script says --replace.
+                guard context.askYesNo(.replaceQuestion) == true else { throw EditingError.editedByPerson(entryId) }
+            }
             let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
             let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation)
             if context.json {
@@ -85,6 +163,62 @@ package struct SaveCommand: DiaryCommand {
         let (saved, notices) = try await LiveReply(prefix: "", waiting: waiting).run(write)
         notices.forEach(context.say)
         return saved
+    }
+
+    /// Everything but writing a page: edits, star, trash, order, tag renames.
+    private func changeByHand(context: CommandContext, store: DiaryStore) throws {
+        if !renameTag.isEmpty {
+            guard renameTag.count == 2, let old = TagName.normalize(renameTag[0]), let new = TagName.normalize(renameTag[1]) else {
+                throw InputError.usage(.badOption(detail: "--rename-tag " + renameTag.joined(separator: " ")))
+            }
+            let count = try store.renameTag(old, to: new)
+            if context.json {
+                try Output.json(.object([("kind", .string("tag_renamed")), ("from", .string(old)), ("to", .string(new)),
+                                         ("pages", .int(Int64(count)))]))
+            }
+            return context.say(.tagRenamed(from: old, to: new, count: count))
+        }
+        if purge {
+            let named = try id.map { [$0] } ?? EntrySelection.idsFromStandardInput(isTerminal: context.stdinIsTerminal)
+            if named.isEmpty, context.stdinIsTerminal, context.askYesNo(.purgeQuestion) != true { return }
+            return try PageEditing.purge(ids: named.isEmpty ? nil : try named.map(store.resolveInTrash), context: context, store: store)
+        }
+        if undelete {
+            let ids = try store.untrash(ids: try EntrySelection.named(argument: id, context: context, resolve: store.resolveInTrash))
+            try PageEditing.printEntries(ids, context: context, store: store)
+            return context.say(.untrashed(count: ids.count))
+        }
+        let ids = try EntrySelection.named(argument: id, context: context, resolve: store.resolve)
+        if edit {
+            guard ids.count == 1 else { throw InputError.usage(.tooManyEntries) }
+            return try PageEditing.editInEditor(id: ids[0], context: context, store: store)
+        }
+        if move {
+            guard ids.count == 1, let target = before ?? after else { throw InputError.usage(.tooManyEntries) }
+            try store.move(id: ids[0], relativeTo: try store.resolve(reference: target), before: before != nil)
+            try PageEditing.printEntries(ids, context: context, store: store)
+            return context.say(.moved)
+        }
+        if star || unstar {
+            let changed = try store.setStarred(ids: ids, star)
+            try PageEditing.printEntries(changed, context: context, store: store)
+            return context.say(.starred(count: changed.count, on: star))
+        }
+        if delete {
+            let moved = try store.trash(ids: ids)
+            try PageEditing.printEntries(moved, context: context, store: store)
+            return context.say(.trashed(count: moved.count, days: context.config.trashKeepDays))
+        }
+        var change = EntryEdit()
+        change.title = title
+        change.addTags = addTag.compactMap(TagName.normalize)
+        change.removeTags = removeTag.compactMap(TagName.normalize)
+        change.place = place
+        if let at {
+            let current = try store.entry(id: ids[0])
+            (change.occurredAt, change.timeZone) = try PageEditing.when(at, zone: current.zone)
+        }
+        try PageEditing.applyEdit(change, to: ids, context: context, store: store)
     }
 
     /// Drops a draft and the media files nothing else uses.

@@ -52,7 +52,7 @@ package struct FindCommand: DiaryCommand {
 
     @Option(name: .long, help: ArgumentHelp("""
         Order: relevance (your own words first; the default with words), occurred (when it happened; \
-        the default otherwise), created, updated, title.
+        the default otherwise), created, updated, title, manual (your own order: diary-save --move).
         """, valueName: "order"))
     var sort: String?
 
@@ -77,6 +77,15 @@ package struct FindCommand: DiaryCommand {
     @Flag(name: .long, help: "Include each entry's chat messages.")
     var full = false
 
+    @Flag(name: .long, help: "With --show: every earlier version of the page, newest first.")
+    var history = false
+
+    @Flag(name: .long, help: "Only starred pages.")
+    var starred = false
+
+    @Flag(name: .long, help: "List the pages in the trash (diary-save --undelete brings one back).")
+    var trash = false
+
     @Option(name: .long, help: ArgumentHelp("Colour the matched words: auto (on a terminal, unless NO_COLOR), always, never.", valueName: "when"))
     var color: String = "auto"
 
@@ -95,8 +104,11 @@ package struct FindCommand: DiaryCommand {
             return value
         }
         guard ["auto", "always", "never"].contains(color) else { throw InputError.usage(.badOption(detail: "--color \(color)")) }
+        if history && show == nil { throw InputError.usage(.badOption(detail: "--history (with --show ID)")) }
+        // Pages in the trash have left the word index; they are listed, not searched.
+        if trash && !keywords.isEmpty { throw InputError.usage(.badOption(detail: "--trash " + keywords.joined(separator: " "))) }
         let store = try context.openStore()
-        if let show { return try showEntry(show, context: context, store: store) }
+        if let show { return try history ? showHistory(show, context: context, store: store) : showEntry(show, context: context, store: store) }
         let finder = Finder(store: store)
         if tags { return try listTags(finder, context: context) }
 
@@ -116,6 +128,8 @@ package struct FindCommand: DiaryCommand {
         request.to = to
         request.todayInHistory = todayInHistory
         request.statuses = statuses
+        request.starredOnly = starred
+        request.inTrash = trash
         request.order = order
         request.after = after
         request.limit = limit ?? (context.json ? nil : 20)
@@ -173,6 +187,28 @@ package struct FindCommand: DiaryCommand {
             try Output.json(Rendering.entryJSON(entry, paths: context.paths))
         } else {
             try Output.line(Rendering.entryPage(entry, language: context.language, paths: context.paths))
+        }
+    }
+
+    private func showHistory(_ reference: String, context: CommandContext, store: DiaryStore) throws {
+        let id: String
+        do {
+            id = try store.resolve(reference: reference)
+        } catch StoreError.entryNotFound {
+            context.say(.entryNotFound(reference: reference))
+            throw ExitCode(ExitStatus.nothingFound)
+        }
+        let versions = try store.history(entryId: id)
+        for version in versions {
+            if context.json {
+                try Output.json(Rendering.versionJSON(version, entryId: id))
+            } else {
+                try Output.line(Rendering.versionText(version, language: context.language) + "\n")
+            }
+        }
+        if versions.isEmpty {
+            context.say(.noHistory)
+            throw ExitCode(ExitStatus.nothingFound)
         }
     }
 

@@ -1,0 +1,105 @@
+import Foundation
+
+/// A page as the person edits it in their editor (`diary-save --edit`), like a commit
+/// message: a small header (title, when with its zone, place, tags), a `---` line, and the
+/// page below it. Lines starting with `#` in the header are help and are ignored.
+public enum EditablePage {
+    /// The file the editor opens.
+    public static func render(_ entry: Entry, language: Language) -> String {
+        let keys = Key.names(language)
+        var lines = Phrase.editorHelp.text(language).split(separator: "\n").map { "# " + $0 }
+        lines.append("\(keys[.title]!): \(entry.title ?? "")")
+        lines.append("\(keys[.when]!): \(Timestamps.readable(entry.occurredAt, zone: entry.zone)) \(entry.timeZone)")
+        lines.append("\(keys[.place]!): \(entry.context.place ?? "")")
+        lines.append("\(keys[.tags]!): \(entry.tags.joined(separator: ", "))")
+        lines.append(separator)
+        lines.append(entry.summary ?? "")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What the person changed, compared with `entry`; an empty edit when nothing was.
+    public static func parse(_ text: String, comparedWith entry: Entry) throws(EditingError) -> EntryEdit {
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        guard let divider = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == separator }) else {
+            throw .missingSeparator
+        }
+        var fields: [Key: String] = [:]
+        for (index, raw) in lines[..<divider].enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let colon = line.firstIndex(where: { $0 == ":" || $0 == "：" }),
+                  let key = Key(name: line[..<colon].trimmingCharacters(in: .whitespaces)) else {
+                throw .badLine(index + 1)
+            }
+            if fields[key] != nil { throw .badLine(index + 1) }
+            fields[key] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        func lineNumber(_ key: Key) -> Int {
+            (lines[..<divider].firstIndex { line in
+                let text = line.trimmingCharacters(in: .whitespaces)
+                return !text.hasPrefix("#") && Key.allNames(key).contains { text.hasPrefix($0) }
+            } ?? 0) + 1
+        }
+        var edit = EntryEdit()
+        if let title = fields[.title], title != (entry.title ?? "") { edit.title = title }
+        if let when = fields[.when] {
+            guard let (date, zone) = parseWhen(when, defaultZone: entry.zone) else { throw .badTime(lineNumber(.when)) }
+            if date != entry.occurredAt || zone.identifier != entry.timeZone {
+                edit.occurredAt = date
+                edit.timeZone = zone
+            }
+        }
+        if let place = fields[.place], place != (entry.context.place ?? "") { edit.place = place }
+        if let tagText = fields[.tags] {
+            var tags: [String] = []
+            for name in tagText.split(whereSeparator: { $0 == "," || $0 == "，" || $0 == "、" }).compactMap({ TagName.normalize(String($0)) })
+            where !tags.contains(name) { tags.append(name) }
+            if tags != entry.tags { edit.tags = tags }
+        }
+        var page = lines[lines.index(after: divider)...].joined(separator: "\n")
+        while page.hasSuffix("\n") { page.removeLast() }
+        if page != (entry.summary ?? "") { edit.summary = page }
+        return edit
+    }
+
+    /// `2026-11-20 18:30`, optionally followed by a zone (`Asia/Taipei`, `UTC`, `+08:00`).
+    public static func parseWhen(_ text: String, defaultZone: TimeZone) -> (Date, TimeZone)? {
+        var parts = text.split(separator: " ").map(String.init)
+        var zone = defaultZone
+        if parts.count >= 2, let last = parts.last, let named = Self.zone(last) {
+            zone = named
+            parts.removeLast()
+        }
+        guard let date = Timestamps.parse(parts.joined(separator: " "), zone: zone) else { return nil }
+        return (date, zone)
+    }
+
+    /// A zone by IANA name or as an offset (`+08:00`, `-0530`).
+    public static func zone(_ text: String) -> TimeZone? {
+        if text.contains("/") || text == "UTC" || text == "GMT", let zone = TimeZone(identifier: text) { return zone }
+        guard let match = text.wholeMatch(of: /([+-])(\d{2}):?(\d{2})/), let hours = Int(match.2), let minutes = Int(match.3),
+              hours <= 14, minutes < 60 else { return nil }
+        return TimeZone(secondsFromGMT: (match.1 == "-" ? -1 : 1) * (hours * 3600 + minutes * 60))
+    }
+
+    static let separator = "---"
+
+    /// The header's fields, each with its name in both languages.
+    enum Key: CaseIterable {
+        case title, when, place, tags
+
+        init?(name: String) {
+            guard let key = Key.allCases.first(where: { Key.allNames($0).contains(name.lowercased()) }) else { return nil }
+            self = key
+        }
+
+        static func allNames(_ key: Key) -> [String] {
+            [names(.zhHant)[key]!, names(.en)[key]!]
+        }
+
+        static func names(_ language: Language) -> [Key: String] {
+            language == .en ? [.title: "title", .when: "when", .place: "place", .tags: "tags"]
+                : [.title: "標題", .when: "時間", .place: "地點", .tags: "標籤"]
+        }
+    }
+}
