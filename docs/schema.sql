@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -30,7 +30,7 @@ CREATE TABLE entry (
     summary TEXT,
     summarized_at INTEGER,
     last_error TEXT
-, digest TEXT, digest_through TEXT);
+, digest TEXT, digest_through TEXT, starred INTEGER NOT NULL DEFAULT 0, trashed_at INTEGER, order_key TEXT, edited_at INTEGER, field_clocks TEXT);
 
 CREATE INDEX entry_by_status ON entry(status, updated_at);
 
@@ -151,23 +151,9 @@ CREATE INDEX entry_by_created ON entry(created_at);
 
 CREATE INDEX entry_by_updated ON entry(updated_at);
 
-CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL;
-
-CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL;
-
 CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
 
 CREATE TABLE entry_total (live INTEGER NOT NULL);
-
-CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL
-    BEGIN UPDATE entry_total SET live = live + 1; END;
-
-CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL
-    BEGIN UPDATE entry_total SET live = live - 1; END;
-
-CREATE TRIGGER entry_total_tombstone AFTER UPDATE OF deleted_at ON entry
-    WHEN (OLD.deleted_at IS NULL) != (NEW.deleted_at IS NULL)
-    BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE -1 END; END;
 
 CREATE TABLE conflict (
     id TEXT PRIMARY KEY,
@@ -202,4 +188,35 @@ CREATE TABLE media_transfer (
 );
 
 CREATE TABLE media_on_server (sha256 TEXT PRIMARY KEY);
+
+CREATE TABLE entry_version (
+    id TEXT PRIMARY KEY,
+    entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+    hlc TEXT NOT NULL,
+    replaced_at INTEGER NOT NULL,
+    replaced_by TEXT NOT NULL CHECK (replaced_by IN ('person', 'companion', 'sync', 'import')),
+    device_id TEXT NOT NULL,
+    version TEXT NOT NULL,
+    UNIQUE (entry_id, hlc)
+);
+
+CREATE INDEX entry_version_by_entry ON entry_version(entry_id, replaced_at);
+
+CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
+
+CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
+
+CREATE INDEX entry_in_trash ON entry(trashed_at) WHERE deleted_at IS NULL AND trashed_at IS NOT NULL;
+
+CREATE INDEX entry_starred ON entry(moment_key) WHERE starred = 1 AND deleted_at IS NULL AND trashed_at IS NULL;
+
+CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
+    BEGIN UPDATE entry_total SET live = live + 1; END;
+
+CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
+    BEGIN UPDATE entry_total SET live = live - 1; END;
+
+CREATE TRIGGER entry_total_hidden AFTER UPDATE OF deleted_at, trashed_at ON entry
+    WHEN (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
+    BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL THEN 1 ELSE -1 END; END;
 

@@ -56,7 +56,7 @@ package enum ArchiveExport {
         var entryHasher = SHA256()
         for start in stride(from: 0, to: ids.count, by: 500) {
             for record in try store.entryRecords(ids: Array(ids[start..<min(ids.count, start + 500)])) {
-                if case .entries = scope, record.clock.deletedAt != nil { continue }
+                if case .entries = scope, record.isHidden { continue }
                 let line = Array((record.json.serialized + "\n").utf8)
                 entryHasher.update(data: line)
                 try entriesSpool.append(line)
@@ -72,7 +72,7 @@ package enum ArchiveExport {
                         list(ArchiveLayout.thumbnailPath(thumbnail), store.paths.thumbnails.appendingPathComponent(relative), thumbnail)
                     }
                 }
-                guard record.clock.deletedAt == nil else { continue }
+                guard !record.isHidden else { continue }
                 var path = ArchiveLayout.pagePath(record)
                 // Two entries whose ids share 8 characters on one day: the longer id tells them apart.
                 if usedPagePaths.contains(path) { path = "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id).md" }

@@ -1,19 +1,21 @@
 import DiaryKit
 import Foundation
 
-/// Where things sit inside a diary archive (format version 1), and its manifest.
+/// Where things sit inside a diary archive (format version 2), and its manifest. Version 2
+/// adds the star, trash and own-order fields to entries and the pages' earlier versions
+/// (`"kind":"version"`) to diary.jsonl; version 1 archives read as before.
 ///
 /// ```
 /// manifest.json            format, version, counts, size and SHA-256 of every member
 /// entries.jsonl            one full entry per line (chat, tags, context, clocks)
-/// diary.jsonl              backups only: tags, settings, usage, kept conflicts
+/// diary.jsonl              backups only: tags, settings, usage, kept conflicts, page versions
 /// pages/YYYY-MM-DD-<id8>.md  one readable page per entry
 /// media/<sha256>.<ext>     photos, videos, voice memos
 /// thumbs/<sha256>.jpg      thumbnails
 /// ```
 enum ArchiveLayout {
     /// The version this build writes and the newest it reads.
-    static let formatVersion = 1
+    static let formatVersion = 2
     /// The name in `manifest.json`'s `format` field.
     static let formatName = "innerbloom-diary"
     static let manifest = "manifest.json"

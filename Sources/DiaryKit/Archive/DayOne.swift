@@ -234,7 +234,7 @@ package enum DayOne {
     @discardableResult
     package static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws -> Int {
         let now = Date()
-        let live = records.filter { $0.clock.deletedAt == nil }
+        let live = records.filter { !$0.isHidden }
         var digests: [String: String?] = [:]
         var files: [(member: String, file: URL, sha256: String)] = []
         var members: Set<String> = []
@@ -285,7 +285,7 @@ package enum DayOne {
                 ("creationDate", .string(time(record.occurredAt))),
                 ("modifiedDate", .string(time(record.updatedAt))),
                 ("timeZone", .string(record.timeZone)),
-                ("starred", .bool(false)),
+                ("starred", .bool(record.starred)),
                 ("creationDevice", .string("InnerBloom Diary")),
                 ("text", .string(text(title: record.title, summary: record.summary ?? record.note, references: references))),
                 ("tags", .array(record.tags.map(JSON.string))),
@@ -439,10 +439,11 @@ private struct JournalReader {
             return media
         }
 
+        let starred = try fields.flag("starred") ?? false
         return EntryRecord(
             id: id, clock: clock, status: .saved, createdAt: created, updatedAt: updated, occurredAt: created,
             timeZone: zone, context: context, persona: Persona.standard.id, title: page.title, summary: page.summary,
-            summarizedAt: updated, media: media, lines: [], tagLinks: tagLinks)
+            summarizedAt: updated, starred: starred, fieldClocks: FieldClocks(star: starred ? clock.hlc : nil), media: media, lines: [], tagLinks: tagLinks)
     }
 
     /// One photo, video or voice memo, when its file is in the export and its type is one we keep.
@@ -513,6 +514,12 @@ private struct Fields {
         guard let value = value(key) else { return nil }
         guard let text = value.stringValue else { throw fail(key) }
         return text
+    }
+
+    func flag(_ key: String) throws -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case let .bool(flag) = value else { throw fail(key) }
+        return flag
     }
 
     func number(_ key: String) throws -> Double? {

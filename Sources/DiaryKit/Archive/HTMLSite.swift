@@ -30,7 +30,7 @@ package enum HTMLSite {
     /// needed; must be empty or absent — else throw ArchiveError.cannotCreate(path:)).
     package static func write(records: [EntryRecord], paths: DiaryPaths, to folder: URL, language: Language, now: Date) throws -> SiteSummary {
         try prepare(folder)
-        let entries = records.filter { $0.clock.deletedAt == nil }.sorted { lhs, rhs in
+        let entries = records.filter { !$0.isHidden }.sorted { lhs, rhs in
             lhs.occurredAt != rhs.occurredAt ? lhs.occurredAt > rhs.occurredAt : lhs.id > rhs.id
         }
         var site = Site(folder: folder, paths: paths, words: Words(language), now: now)

@@ -182,6 +182,9 @@ public struct EntryRecord: Sendable, Equatable {
     public var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its messages that are not deleted, oldest first.
     public var liveMessages: [Message] { lines.filter { $0.clock.deletedAt == nil }.map(\.message) }
+    /// A tombstone, or a page in the trash: left out of every listing and export.
+    public var isHidden: Bool { clock.deletedAt != nil || trashedAt != nil }
+
     /// The clock a part last changed at (content falls back to the entry's own clock).
     func clock(of part: FieldClocks.Part) -> HybridTimestamp {
         let text = fieldClocks[part] ?? (part == .content ? clock.hlc : nil)
@@ -199,7 +202,7 @@ public struct EntryRecord: Sendable, Equatable {
         case .trash: trashedAt = other.trashedAt
         case .order: orderKey = other.orderKey
         }
-        fieldClocks[part] = other.fieldClocks[part] ?? (part == .content ? other.clock.hlc : nil)
+        fieldClocks[part] = other.fieldClocks[part]
     }
 
     /// The entry's own fields with the children left out: what a kept conflict version holds.
@@ -289,11 +292,14 @@ public struct DiaryExtras: Sendable, Equatable {
     public var deviceSettings: [(key: String, value: String)] = []
     public var usage: [UsageRecord] = []
     public var conflicts: [ConflictRecord] = []
+    /// The earlier versions of pages (their history), by entry.
+    public var versions: [(entryId: String, version: PageVersion)] = []
 
     public init() {}
 
     public static func == (lhs: DiaryExtras, rhs: DiaryExtras) -> Bool {
         lhs.tags == rhs.tags && lhs.settings == rhs.settings && lhs.usage == rhs.usage && lhs.conflicts == rhs.conflicts
+            && lhs.versions.map(\.entryId) == rhs.versions.map(\.entryId) && lhs.versions.map(\.version) == rhs.versions.map(\.version)
             && lhs.deviceSettings.map(\.key) == rhs.deviceSettings.map(\.key)
             && lhs.deviceSettings.map(\.value) == rhs.deviceSettings.map(\.value)
     }

@@ -242,14 +242,14 @@ extension DiaryStore {
         try requireLiveEntry(db, entryId)
     }
 
-    /// Records a change of the entry's content: its clock, the content part's clock, the outbox.
+    /// Records a change of the entry's content: its clock (which is now the content's too) and the outbox.
     func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
                        _ values: [(any DatabaseValueConvertible)?] = []) throws {
         var arguments = StatementArguments(values)
-        arguments += [Timestamps.millis(Date()), hlc, deviceId, hlc, entryId]
+        arguments += [Timestamps.millis(Date()), hlc, deviceId, entryId]
         try db.cachedStatement(sql: """
             UPDATE entry SET \(assignments), updated_at = ?, hlc = ?, device_id = ?,
-                field_clocks = CASE WHEN field_clocks IS NULL THEN NULL ELSE json_set(field_clocks, '$.content', ?) END
+                field_clocks = CASE WHEN field_clocks IS NULL THEN NULL ELSE json_remove(field_clocks, '$.content') END
             WHERE id = ?
             """).execute(arguments: arguments)
         try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)

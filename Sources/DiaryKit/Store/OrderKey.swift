@@ -1,8 +1,8 @@
 /// Keys of the person's own order of pages (`--sort manual`): strings of `0-9a-z` that sort
 /// by their bytes, so a page moves between two neighbours by taking a key between theirs —
 /// one small write, whatever the size of the diary. A page never moved sorts by a key made
-/// from when it happened (newest first), so new pages arrive on top and moved ones keep
-/// their place among them.
+/// from when it happened (newest first): a moved page keeps the place it was given, and a
+/// new page takes its place by date among the pages never moved.
 package enum OrderKey {
     private static let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
     private static let base = 36

@@ -160,6 +160,11 @@ extension DiaryExtras {
             lines.append(.object([("kind", .string("usage")), ("day", .string(use.day)), ("counter", .string(use.counter)),
                                   ("count", .int(Int64(use.count)))]))
         }
+        for (entryId, version) in versions {
+            lines.append(.object([("kind", .string("version")), ("entry_id", .string(entryId)), ("hlc", .string(version.hlc)),
+                                  ("device_id", .string(version.deviceId)), ("replaced_at", time(version.replacedAt)),
+                                  ("replaced_by", .string(version.replacedBy.rawValue)), ("version", version.json)]))
+        }
         for conflict in conflicts {
             lines.append(.object([("kind", .string("conflict")), ("id", .string(conflict.id)), ("table", .string(conflict.table)),
                                   ("row_id", .string(conflict.rowId)), ("hlc", .string(conflict.hlc)),
@@ -186,6 +191,14 @@ extension DiaryExtras {
             let day = try reader.string("day")
             guard day.utf8.count == 10 else { throw RecordDecodingError(field: "day") }
             usage.append(UsageRecord(day: day, counter: try reader.string("counter"), count: try reader.int("count")))
+        case "version":
+            guard let source = VersionSource(rawValue: try reader.string("replaced_by")) else { throw RecordDecodingError(field: "replaced_by") }
+            guard let body = reader.value("version"),
+                  let version = DiaryStore.pageVersion(json: body, hlc: try reader.string("hlc"), deviceId: try reader.string("device_id"),
+                                                       replacedAt: try reader.time("replaced_at"), replacedBy: source) else {
+                throw RecordDecodingError(field: "version")
+            }
+            versions.append((entryId: try reader.identifier("entry_id"), version: version))
         case "conflict":
             guard let version = reader.value("version"), case .object = version else { throw RecordDecodingError(field: "version") }
             conflicts.append(ConflictRecord(id: try reader.identifier("id"), table: try reader.string("table"),

@@ -6,11 +6,11 @@ import GRDB
 // conflict, deletes never come back to life, messages are a union. Merging the same
 // records twice changes nothing.
 extension DiaryStore {
-    /// The ids of every entry, oldest moment first; tombstones too when asked.
+    /// The ids of every entry, oldest moment first; tombstones and pages in the trash too when asked.
     public func entryIds(includingDeleted: Bool) throws -> [String] {
         try read { db in
             try String.fetchAll(db.cachedStatement(sql: """
-                SELECT id FROM entry \(includingDeleted ? "" : "WHERE deleted_at IS NULL") ORDER BY moment_key
+                SELECT id FROM entry \(includingDeleted ? "" : "WHERE deleted_at IS NULL AND trashed_at IS NULL") ORDER BY moment_key
                 """))
         }
     }
@@ -38,6 +38,13 @@ extension DiaryStore {
                 UsageRecord(day: row["day"], counter: row["kind"], count: row["count"])
             }
             extras.conflicts = try Self.conflicts(db)
+            extras.versions = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM entry_version ORDER BY entry_id, replaced_at, hlc")).compactMap { row in
+                guard let json = JSON.parse(Data((row["version"] as String).utf8)),
+                      let version = Self.pageVersion(json: json, hlc: row["hlc"], deviceId: row["device_id"],
+                                                     replacedAt: Timestamps.date(millis: row["replaced_at"]),
+                                                     replacedBy: VersionSource(rawValue: row["replaced_by"]) ?? .person) else { return nil }
+                return (entryId: row["entry_id"], version: version)
+            }
             return extras
         }
     }
@@ -248,11 +255,10 @@ private struct Merge {
                 merged.take(part, from: incoming)
             }
             if local.clock.timestamp < incoming.clock.timestamp { merged.clock = incoming.clock }
-            // Once a part has a clock of its own, the content's is written down too: the
-            // entry's clock no longer says when the words changed.
-            if merged.fieldClocks != FieldClocks() && merged.fieldClocks.content == nil {
-                merged.fieldClocks.content = max(local.clock(of: .content), incoming.clock(of: .content)).description
-            }
+            // The content's clock is written down only when it is not the entry's own (one
+            // form for one state, so every device and the server hold the same record).
+            let content = max(local.clock(of: .content), incoming.clock(of: .content)).description
+            merged.fieldClocks.content = content == merged.clock.hlc ? nil : content
         }
         if merged == local.fieldsOnly { return false }
         let before = try store.pageVersion(db, local.id)
@@ -454,6 +460,15 @@ private struct Merge {
                 INSERT INTO usage(day, kind, count) VALUES (?, ?, ?)
                 ON CONFLICT(day, kind) DO UPDATE SET count = max(count, excluded.count)
                 """).execute(arguments: [use.day, use.counter, use.count])
+        }
+        for (entryId, version) in extras.versions {
+            // A version of an entry this diary does not hold has nothing to hang on.
+            try db.cachedStatement(sql: """
+                INSERT INTO entry_version(id, entry_id, hlc, replaced_at, replaced_by, device_id, version)
+                SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM entry WHERE id = ?)
+                ON CONFLICT(entry_id, hlc) DO NOTHING
+                """).execute(arguments: [UUIDv7.make(), entryId, version.hlc, Timestamps.millis(version.replacedAt),
+                                         version.replacedBy.rawValue, version.deviceId, version.json.serialized, entryId])
         }
         for conflict in extras.conflicts {
             try db.cachedStatement(sql: """

@@ -421,8 +421,8 @@ package enum ServerSchema {
     AS $fn$
     DECLARE
         merged jsonb := stored;
-        clocks jsonb := CASE WHEN jsonb_typeof(stored->'field_clocks') = 'object'
-                             THEN jsonb_strip_nulls(stored->'field_clocks') ELSE '{}' END;
+        clocks jsonb := '{}';
+        content text COLLATE "C" := greatest(diary.part_clock(stored, 'content'), diary.part_clock(incoming, 'content'));
         part text;
         field text;
     BEGIN
@@ -430,26 +430,35 @@ package enum ServerSchema {
             merged := (incoming - 'starred' - 'trashed_at' - 'order_key' - 'field_clocks' - 'hlc' - 'device_id')
                       || jsonb_build_object('starred', stored->'starred', 'trashed_at', stored->'trashed_at',
                                             'order_key', stored->'order_key', 'hlc', stored->'hlc', 'device_id', stored->'device_id');
-            clocks := clocks || jsonb_build_object('content', diary.part_clock(incoming, 'content'));
         END IF;
         FOREACH part IN ARRAY ARRAY['star', 'trash', 'order'] LOOP
+            field := CASE part WHEN 'star' THEN 'starred' WHEN 'trash' THEN 'trashed_at' ELSE 'order_key' END;
             IF diary.part_clock(incoming, part) > diary.part_clock(stored, part) THEN
-                field := CASE part WHEN 'star' THEN 'starred' WHEN 'trash' THEN 'trashed_at' ELSE 'order_key' END;
                 merged := merged || jsonb_build_object(field, incoming->field);
                 clocks := clocks || jsonb_build_object(part, incoming->'field_clocks'->>part);
+            ELSE
+                clocks := clocks || jsonb_build_object(part, nullif(diary.part_clock(stored, part), ''));
             END IF;
         END LOOP;
         IF incoming->>'hlc' COLLATE "C" > stored->>'hlc' COLLATE "C" THEN
             merged := merged || jsonb_build_object('hlc', incoming->'hlc', 'device_id', incoming->'device_id');
         END IF;
-        -- Once a part has a clock of its own, the content's is written down too.
-        IF clocks <> '{}' AND NOT clocks ? 'content' THEN
-            clocks := clocks || jsonb_build_object('content', greatest(diary.part_clock(stored, 'content'),
-                                                                       diary.part_clock(incoming, 'content')));
-        END IF;
-        RETURN merged || jsonb_build_object('field_clocks', jsonb_build_object(
-            'content', clocks->'content', 'star', clocks->'star', 'trash', clocks->'trash', 'order', clocks->'order'));
+        -- The content's clock is written down only when it is not the entry's own: one form
+        -- for one state, as the clients write it.
+        RETURN merged || jsonb_build_object('field_clocks', clocks || jsonb_build_object(
+            'content', CASE WHEN content = merged->>'hlc' THEN NULL ELSE content END));
     END
+    $fn$;
+
+    -- True when two versions of an entry's fields say the same (a missing field_clocks is
+    -- the same as one with no clock set).
+    CREATE OR REPLACE FUNCTION diary.same_fields(a jsonb, b jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        SELECT a - 'field_clocks' = b - 'field_clocks'
+           AND coalesce(jsonb_strip_nulls(CASE WHEN jsonb_typeof(a->'field_clocks') = 'object' THEN a->'field_clocks' END), '{}')
+             = coalesce(jsonb_strip_nulls(CASE WHEN jsonb_typeof(b->'field_clocks') = 'object' THEN b->'field_clocks' END), '{}');
     $fn$;
 
     -- Merges one entry record (the same rules as the client's merge in RecordExchange.swift);
@@ -490,7 +499,7 @@ package enum ServerSchema {
                 END IF;
             END IF;
             merged := diary.merge_parts(stored.doc, new_doc);
-            IF merged <> stored.doc THEN
+            IF NOT diary.same_fields(merged, stored.doc) THEN
                 UPDATE diary.entry e
                    SET hlc = merged->>'hlc', device_id = merged->>'device_id',
                        created_at = (merged->>'created_at')::timestamptz, occurred_at = (merged->>'occurred_at')::timestamptz,
@@ -596,8 +605,8 @@ package enum ServerSchema {
         LANGUAGE sql STABLE
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
-        SELECT coalesce((SELECT e.doc FROM diary.entry e WHERE e.user_id = uid AND e.id = rec->>'id')
-                            = rec - 'media' - 'messages' - 'tag_links' - 'tags', false)
+        SELECT coalesce((SELECT diary.same_fields(e.doc, rec - 'media' - 'messages' - 'tag_links' - 'tags')
+                           FROM diary.entry e WHERE e.user_id = uid AND e.id = rec->>'id'), false)
            AND (SELECT coalesce(jsonb_agg(m.doc ORDER BY m.id), '[]') FROM diary.media m
                  WHERE m.user_id = uid AND m.entry_id = rec->>'id')
              = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'id'), '[]') FROM jsonb_array_elements(rec->'media') x)
@@ -931,7 +940,7 @@ package enum ServerSchema {
         diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
         diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
         diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
-        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb)
+        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb)
         TO diary_user;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
