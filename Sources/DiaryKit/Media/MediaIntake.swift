@@ -52,6 +52,18 @@ public enum MediaIntake {
         _ = unlink(mediaRoot.appendingPathComponent(item.relativePath).path)
     }
 
+    /// Removes files no page uses any more, with their thumbnails; returns how many.
+    @discardableResult
+    public static func remove(_ items: [MediaItem], paths: DiaryPaths) -> Int {
+        for item in items {
+            remove(item, from: paths.media)
+            if let thumbnail = item.thumbnail, isStoreName(thumbnail, "jpg"), let relative = item.thumbnailPath {
+                _ = unlink(paths.thumbnails.appendingPathComponent(relative).path)
+            }
+        }
+        return items.count
+    }
+
     // MARK: Internals (the probe is injectable so tests can simulate a missing or hanging ffprobe)
 
     static func inspect(_ file: URL, limits: MediaLimits, timeZone: TimeZone, probe: VideoProbe?) throws(MediaError) -> IntakeResult {

@@ -231,11 +231,7 @@ extension DiaryStore {
                 try enqueue(db, table: "entry", rowId: id, op: "delete", hlc: hlc)
                 purged.append(id)
             }
-            let unused = try media.filter { item in
-                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL"),
-                                 arguments: [item.sha256]) == 0
-            }
-            return (purged, unused)
+            return (purged, try unused(media, db))
         }
     }
 
@@ -364,6 +360,21 @@ extension DiaryStore {
         guard db.changesCount > 0 else { return false }
         try enqueue(db, table: "entry", rowId: id, hlc: hlc)
         return true
+    }
+
+    /// The files among `items` no live media row shows any more, each once. The server no
+    /// longer holds them either (it drops a file with its last row), so they are forgotten
+    /// in the sync bookkeeping too.
+    func unused(_ items: [MediaItem], _ db: Database) throws -> [MediaItem] {
+        var seen = Set<String>()
+        return try items.filter { item in
+            guard seen.insert(item.sha256).inserted,
+                  try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL"),
+                                   arguments: [item.sha256]) == 0 else { return false }
+            try db.cachedStatement(sql: "DELETE FROM media_on_server WHERE sha256 = ?").execute(arguments: [item.sha256])
+            try db.cachedStatement(sql: "DELETE FROM media_transfer WHERE sha256 = ?").execute(arguments: [item.sha256])
+            return true
+        }
     }
 
     /// Recounts the tags of one entry (after it went into or out of the trash).

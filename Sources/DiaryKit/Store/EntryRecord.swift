@@ -313,6 +313,9 @@ public struct MergeReport: Sendable, Equatable {
     public var conflictsKept = 0
     public var messagesAdded = 0
     public var settingsChanged = 0
+    /// Media files the merged records stopped using (a page purged elsewhere), for the
+    /// caller to remove after the commit.
+    public var unusedMedia: [MediaItem] = []
 
     public init() {}
 }

@@ -172,6 +172,8 @@ private struct Merge {
     let source: String
     var report = MergeReport()
     var touchedTags: Set<String> = []
+    /// Media rows this merge turned into tombstones; their files may be unused now.
+    var deletedMedia: [MediaItem] = []
     var newest: HybridTimestamp?
 
     /// From the sync server: nothing to queue back, and tag removals are explicit.
@@ -325,6 +327,7 @@ private struct Merge {
                                      item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
                                      Self.millis(item.takenAt), item.thumbnail])
         try queue(table: "media", rowId: media.id, hlc: media.clock.hlc)
+        if media.clock.deletedAt != nil { deletedMedia.append(item) }
         return true
     }
 
@@ -483,6 +486,7 @@ private struct Merge {
     /// it took in, so that the next local edit is newer than anything merged.
     mutating func finish() throws {
         for tagId in touchedTags { try store.recountTag(db, tagId: tagId) }
+        report.unusedMedia = try store.unused(deletedMedia, db)
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)

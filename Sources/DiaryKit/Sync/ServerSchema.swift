@@ -590,6 +590,21 @@ package enum ServerSchema {
             END IF;
         END LOOP;
 
+        -- A file no live media row of the person shows any more (its page was purged) leaves
+        -- the server too.
+        DELETE FROM diary.media_chunk c
+         WHERE c.user_id = uid
+           AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
+                                                                              THEN rec->'media' ELSE '[]' END) x
+                             WHERE (x->>'deleted_at') IS NOT NULL)
+           AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256 AND NOT m.deleted);
+        DELETE FROM diary.media_object o
+         WHERE o.user_id = uid
+           AND o.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
+                                                                              THEN rec->'media' ELSE '[]' END) x
+                             WHERE (x->>'deleted_at') IS NOT NULL)
+           AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
+
         -- Any change, even to a child only, sends the whole entry to the other devices again.
         IF changed THEN
             UPDATE diary.entry e SET server_seq = next_seq

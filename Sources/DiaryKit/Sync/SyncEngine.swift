@@ -170,6 +170,7 @@ package struct SyncEngine: Sendable {
                 report.pulled += records.count - merged.unchanged
                 report.settingsPulled += merged.settingsChanged
                 report.conflictsKept += merged.conflictsKept
+                MediaIntake.remove(merged.unusedMedia, paths: store.paths)
             }
             cursor = next
             if answer["more"] != .bool(true) { return }

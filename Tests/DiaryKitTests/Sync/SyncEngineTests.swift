@@ -119,6 +119,80 @@ struct SyncEngineTests {
         }
     }
 
+    @Test func starsEditsMovesTrashAndTagRenamesOnTwoDevicesConverge() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let one = try a.diary.page("一", tags: ["旅游", "海"], at: Date().addingTimeInterval(-300))
+        let two = try a.diary.page("二", tags: ["旅游"], at: Date().addingTimeInterval(-200))
+        let three = try a.diary.page("三", tags: ["山"], at: Date().addingTimeInterval(-100))
+        try await a.sync()
+        try await b.sync()
+        // Apart. A: a star, a tag renamed, a move. B, later: an edit of the words of the same
+        // page, the same tag renamed to another name, a move of the same page, a page trashed.
+        _ = try a.store.setStarred(ids: [one], true)
+        _ = try a.store.renameTag("旅游", to: "旅遊")
+        try a.store.move(id: three, relativeTo: one, before: false)
+        try await Task.sleep(for: .milliseconds(10))
+        _ = try b.store.edit(ids: [one], EntryEdit(title: "B 改的標題"))
+        _ = try b.store.renameTag("旅游", to: "旅行")
+        try b.store.move(id: three, relativeTo: two, before: true)
+        _ = try b.store.trash(ids: [two])
+
+        for device in [a, b, a, b] { try await device.sync() }
+
+        #expect(try a.everything() == b.everything())
+        for device in [a, b] {
+            let entry = try device.store.entry(id: one)
+            #expect(entry.starred, "A's star survives B's later edit")
+            #expect(entry.title == "B 改的標題", "B's edit survives A's star")
+            #expect(Set(entry.tags) == ["旅遊", "旅行", "海"], "both renames kept, the old name gone")
+            #expect(try device.store.entry(id: two).trashedAt != nil)
+            var manual = FindRequest()
+            manual.order = .manual
+            #expect(try Finder(store: device.store).find(manual).hits.map(\.hit.entry.id) == [three, one], "B's later move wins")
+            #expect(try device.store.tagUses().first { $0.name == "旅游" } == nil)
+            #expect(try device.store.searchIndexIsConsistent())
+        }
+        // Out of the trash on A: a newer write, and B takes it.
+        _ = try a.store.untrash(ids: [two])
+        try await a.sync()
+        try await b.sync()
+        #expect(try b.store.entry(id: two).trashedAt == nil)
+        #expect(try a.everything() == b.everything())
+    }
+
+    @Test func aPurgedPageIsATombstoneEverywhereAndItsFileLeavesTheServerAndTheOtherDevice() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let photo = try a.mediaFile(Array("a photo only this page shows".utf8))
+        let id = try a.diary.draft("要永久刪除的", media: [photo])
+        try a.store.savePage(entryId: id, title: "要永久刪除的", summary: "要永久刪除的", tags: ["海"], persona: "warm",
+                             provider: "offline", usageDay: "2026-11-23")
+        try await a.sync()
+        try await b.sync()
+        let onB = ContentAddressedFolder(b.store.paths.media).path(sha256: photo.sha256, fileExtension: "jpg")
+        #expect(FileManager.default.fileExists(atPath: onB))
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.media_object") == "1")
+
+        _ = try a.store.trash(ids: [id])
+        let purged = try a.store.purge(ids: [id])
+        #expect(purged.unusedMedia.map(\.sha256) == [photo.sha256])
+        try await a.sync()
+        try await b.sync()
+        for device in [a, b] {
+            let record = try #require(device.store.entryRecords(ids: [id]).first)
+            #expect(record.clock.deletedAt != nil && record.title == nil && record.liveMessages.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: onB), "B removes the file no page uses any more")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.media_object") == "0")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.media_chunk") == "0")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.entry WHERE deleted AND doc->>'title' IS NULL") == "1")
+        // An older copy of the page arriving later cannot bring it back.
+        #expect(try a.everything() == b.everything())
+    }
+
     @Test func aResentBatchIsRecognisedAndChangesNothing() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()

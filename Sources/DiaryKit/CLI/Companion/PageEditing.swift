@@ -71,7 +71,7 @@ enum PageEditing {
     /// Purges pages from the trash and removes the files no page uses any more.
     static func purge(ids: [String]?, context: CommandContext, store: DiaryStore) throws {
         let result = try store.purge(ids: ids)
-        let files = context.removeFiles(result.unusedMedia)
+        let files = MediaIntake.remove(result.unusedMedia, paths: context.paths)
         if context.json {
             try Output.json(.object([("kind", .string("purge")), ("pages", .int(Int64(result.purged.count))),
                                      ("files", .int(Int64(files)))]))
@@ -94,16 +94,6 @@ extension CommandContext {
     package func purgeExpiredTrash(_ store: DiaryStore) {
         let cutoff = Date().addingTimeInterval(-Double(config.trashKeepDays) * 86_400)
         guard let result = try? store.purge(trashedBefore: cutoff) else { return }
-        removeFiles(result.unusedMedia)
-    }
-
-    /// Removes media files (and their thumbnails) that no page uses any more; returns how many.
-    @discardableResult
-    func removeFiles(_ items: [MediaItem]) -> Int {
-        for item in items {
-            MediaIntake.remove(item, from: paths.media)
-            if let thumbnail = item.thumbnailPath { _ = unlink(paths.thumbnails.appendingPathComponent(thumbnail).path) }
-        }
-        return items.count
+        MediaIntake.remove(result.unusedMedia, paths: paths)
     }
 }
