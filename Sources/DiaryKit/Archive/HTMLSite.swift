@@ -182,6 +182,7 @@ extension HTMLSite {
         var place: String { en ? "Place" : "地點" }
         var weather: String { en ? "Weather" : "天氣" }
         var status: String { en ? "Status" : "狀態" }
+        var starred: String { en ? "Starred" : "已加星號" }
         var note: String { en ? "Note" : "備註" }
         var transcript: String { en ? "Voice memo" : "錄音內容" }
         var me: String { en ? "Me" : "我" }
@@ -407,6 +408,9 @@ extension HTMLSite {
                 + "<span class=\"name\">\(HTMLSite.escape(name))</span> <span class=\"count\">\(count)</span></a>"
         }
 
+        /// The star before a starred page's title, named for screen readers.
+        var starMark: String { "<span class=\"star\" role=\"img\" aria-label=\"\(HTMLSite.escape(words.starred))\">★</span> " }
+
         /// The list of entries, newest first; the first of each day carries the day's anchor.
         func listHTML(_ indices: [Int], prefix: String, anchors: Bool) -> String {
             guard !indices.isEmpty else { return "<p class=\"empty\">\(HTMLSite.escape(words.emptyDiary))</p>" }
@@ -426,7 +430,7 @@ extension HTMLSite {
                 if record.status != .saved {
                     item += " <span class=\"status\">\(HTMLSite.escape(words.statusText(record.status)))</span>"
                 }
-                item += "<strong class=\"title\">\(HTMLSite.escape(title(of: record)))</strong>"
+                item += "<strong class=\"title\">\(record.starred ? starMark : "")\(HTMLSite.escape(title(of: record)))</strong>"
                 if let line = HTMLSite.firstLine(record.summary) ?? HTMLSite.firstLine(record.note) ?? HTMLSite.firstLine(record.transcript) {
                     item += "<span class=\"first\">\(HTMLSite.escape(line))</span>"
                 }
@@ -499,7 +503,7 @@ extension HTMLSite {
             let zone = record.zone
             let heading = title(of: record)
             var body = "<header>\n<p class=\"back\"><a href=\"../index.html\">\(HTMLSite.escape(words.back))</a></p>\n</header>\n"
-            body += "<main>\n<article>\n<h1>\(HTMLSite.escape(heading))</h1>\n<dl class=\"facts\">\n"
+            body += "<main>\n<article>\n<h1>\(record.starred ? starMark : "")\(HTMLSite.escape(heading))</h1>\n<dl class=\"facts\">\n"
             body += "<dt>\(HTMLSite.escape(words.date))</dt><dd><time datetime=\"\(Timestamps.rfc3339(record.occurredAt, zone: zone))\">"
                 + "\(HTMLSite.escape(Timestamps.readable(record.occurredAt, zone: zone)))</time> (\(HTMLSite.escape(record.timeZone)))</dd>\n"
             if let place = record.context.place, !place.isEmpty {

@@ -7,7 +7,7 @@ enum PageMarkdown {
     static func render(_ record: EntryRecord, language: Language) -> String {
         let zone = record.zone
         let english = language == .en
-        var out = "# \(record.title ?? (english ? "(untitled)" : "（未命名）"))\n\n"
+        var out = "# \(record.starred ? "★ " : "")\(record.title ?? (english ? "(untitled)" : "（未命名）"))\n\n"
         out += "- \(english ? "Date" : "日期"): \(Timestamps.readable(record.occurredAt, zone: zone)) (\(record.timeZone))\n"
         if let place = record.context.place { out += "- \(english ? "Place" : "地點"): \(place)\n" }
         if let weather = weatherLine(record.context) { out += "- \(english ? "Weather" : "天氣"): \(weather)\n" }
