@@ -173,4 +173,42 @@ struct EditTests {
         #expect(try sandbox.run("diary-find", ["--sort", "manual"]).lines.map { $0["id"] as? String } == [ids[0], ids[1], ids[2]])
         #expect(try sandbox.run("diary-save", ["--move", ids[1]]).status == 64, "a move needs --before or --after")
     }
+
+    @Test("a star goes out to Day One and comes back in")
+    func starThroughDayOne() throws {
+        let sandbox = try Sandbox()
+        let starred = try page(sandbox, "有星號的一頁")
+        let plain = try page(sandbox, "沒有星號的一頁")
+        #expect(try sandbox.run("diary-save", ["--star", starred]).status == 0)
+        let zip = sandbox.root.appendingPathComponent("journal.zip")
+        let exported = try sandbox.run("diary-sync", ["export", "--format", "dayone", "-o", zip.path])
+        #expect(exported.status == 0, "\(exported.stderr)")
+
+        let other = try Sandbox()
+        let imported = try other.run("diary-sync", ["import", zip.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let pages = try other.run("diary-find").lines
+        #expect(pages.count == 2)
+        #expect(pages.filter { $0["starred"] as? Bool == true }.map { $0["title"] as? String } == ["有星號的一頁"])
+        _ = plain
+    }
+
+    @Test("gc removes only old files no page uses")
+    func garbage() throws {
+        let sandbox = try Sandbox()
+        let id = try page(sandbox, "留著")
+        _ = id
+        let orphan = sandbox.home.appendingPathComponent("media/ab/\(String(repeating: "ab", count: 32)).jpg")
+        try FileManager.default.createDirectory(at: orphan.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("left by a crash".utf8).write(to: orphan)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: orphan.path)
+        let dry = try sandbox.run("diary-sync", ["gc", "--dry-run"])
+        #expect(dry.status == 0)
+        #expect(dry.lines.map { $0["path"] as? String } == [orphan.path])
+        #expect(FileManager.default.fileExists(atPath: orphan.path))
+        let removed = try sandbox.run("diary-sync", ["gc"])
+        #expect(removed.status == 0)
+        #expect(removed.stderr.contains("已移除 1 個"))
+        #expect(!FileManager.default.fileExists(atPath: orphan.path))
+    }
 }

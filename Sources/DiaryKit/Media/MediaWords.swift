@@ -2,6 +2,16 @@ import Foundation
 
 // What intake says about photos, videos and voice memos (F-001, F-002, F-011).
 extension Phrase {
+    package static func garbageFound(count: Int, bytes: Int64) -> Phrase {
+        Phrase("有 \(count) 個沒有日記使用的檔案（\(bytes) 位元組）；不加 --dry-run 即可移除",
+            "\(count) file\(count == 1 ? "" : "s") no page uses (\(bytes) bytes); run without --dry-run to remove them.")
+    }
+
+    package static func garbageRemoved(count: Int, bytes: Int64) -> Phrase {
+        Phrase("已移除 \(count) 個沒有日記使用的檔案（\(bytes) 位元組）",
+            "Removed \(count) file\(count == 1 ? "" : "s") no page uses (\(bytes) bytes).")
+    }
+
     package static let chooseMedia = Phrase("請先選擇照片或影片（只想寫字可用 --text-only）",
         "Please choose a photo or a video first (or use --text-only to just write).")
 

@@ -84,6 +84,14 @@ extension DiaryStore {
         }
     }
 
+    /// The media files and thumbnails some live media row uses (a page in the trash still does).
+    public func filesInUse() throws -> (media: Set<String>, thumbnails: Set<String>) {
+        try read { db in
+            (Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT sha256 FROM media WHERE deleted_at IS NULL"))),
+             Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT thumbnail FROM media WHERE deleted_at IS NULL AND thumbnail IS NOT NULL"))))
+        }
+    }
+
     // MARK: - Assembly
 
     static let entryColumns = """

@@ -16,7 +16,7 @@ package struct SyncCommand: AsyncParsableCommand {
             once. Offline, nothing is lost: the queue waits (exit 75) and the next sync sends it.
             """,
         version: DiaryVersion.current,
-        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self,
+        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, GarbageCommand.self,
                       LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
@@ -92,6 +92,39 @@ struct WatchCommand: DiaryCommand {
             if !quiet { Output.standardError(Phrase.watchOffline(seconds: pause).text(language)) }
         })
         try await watcher.run()
+    }
+}
+
+/// `diary-sync gc`: removes media files no page uses.
+struct GarbageCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Remove media files and thumbnails no page uses (left by a crash mid-copy).",
+        discussion: """
+            Files younger than an hour are left alone, so a copy in progress elsewhere is safe; a page \
+            in the trash still uses its files. Prints each file removed.
+            """)
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Flag(name: .customLong("dry-run"), help: "Only list what would be removed.")
+    var dryRun = false
+
+    init() {}
+
+    func execute(_ context: CommandContext) async throws {
+        let store = try context.openStore()
+        let garbage = try MediaGarbage.find(store: store)
+        for item in garbage {
+            if context.json {
+                try Output.json(.object([("kind", .string("garbage")), ("path", .string(item.path)), ("bytes", .int(item.bytes))]))
+            } else {
+                try Output.line(item.path)
+            }
+        }
+        let removed = dryRun ? 0 : MediaGarbage.remove(garbage)
+        let bytes = garbage.reduce(0) { $0 + $1.bytes }
+        context.say(dryRun ? .garbageFound(count: garbage.count, bytes: bytes) : .garbageRemoved(count: removed, bytes: bytes))
     }
 }
 
