@@ -8,7 +8,9 @@ final class TestDiary {
 
     init(wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("diarykit-\(UUID().uuidString)")
-        store = try DiaryStore.open(DiaryPaths(homeFlag: root.path, environment: [:]), wallClock: wallClock)
+        // State (a pending nudge) stays inside the temp folder too.
+        store = try DiaryStore.open(DiaryPaths(homeFlag: root.path, environment: ["XDG_STATE_HOME": root.appendingPathComponent("state").path]),
+                                    wallClock: wallClock)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }

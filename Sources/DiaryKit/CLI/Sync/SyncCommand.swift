@@ -16,7 +16,7 @@ package struct SyncCommand: AsyncParsableCommand {
             once. Offline, nothing is lost: the queue waits (exit 75) and the next sync sends it.
             """,
         version: DiaryVersion.current,
-        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, GarbageCommand.self,
+        subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, RemindCommand.self, GarbageCommand.self,
                       LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
@@ -164,6 +164,7 @@ struct SyncStatusCommand: DiaryCommand {
             return
         }
         let state = try store.syncLedgerState()
+        let reminder = try Reminder.load(store)
         let credentials = try Credentials.load(context.paths)
         let lastSync = state.lastSyncAt.map { Timestamps.rfc3339($0, zone: .current) }
         if context.json {
@@ -183,12 +184,17 @@ struct SyncStatusCommand: DiaryCommand {
                 ("last_sync_at", .optional(lastSync)),
                 ("last_error", .optional(state.lastError)),
                 ("cursor", .int(state.cursor)),
+                ("reminder", .object([("time", .optional(reminder.time?.description)), ("paused", .bool(reminder.paused)),
+                                      ("last_sent_at", .optional(try Reminder.lastSent(store).map { Timestamps.rfc3339($0, zone: .current) }))])),
             ]))
             return
         }
         try Output.line(Phrase.syncStatusLine(server: credentials?.address.description, pending: state.pending,
                                               dead: state.deadLetters.count, conflicts: state.conflicts, lastSync: lastSync,
                                               lastError: state.lastError).text(context.language))
+        try Output.line(Phrase.reminderStatus(time: reminder.time?.description, paused: reminder.paused,
+                                              lastSent: try Reminder.lastSent(store).map { Timestamps.rfc3339($0, zone: .current) })
+            .text(context.language))
         if state.mediaToSend + state.mediaToFetch > 0 {
             try Output.line(Phrase.mediaTransfersWaiting(send: state.mediaToSend, fetch: state.mediaToFetch).text(context.language))
         }
