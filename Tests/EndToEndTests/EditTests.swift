@@ -211,4 +211,22 @@ struct EditTests {
         #expect(removed.stderr.contains("已移除 1 個"))
         #expect(!FileManager.default.fileExists(atPath: orphan.path))
     }
+
+    @Test("a page left in the trash longer than keep_days is purged by the next write")
+    func trashExpires() throws {
+        let sandbox = try Sandbox()
+        let old = try page(sandbox, "放很久的")
+        let recent = try page(sandbox, "剛丟的")
+        #expect(try sandbox.run("diary-save", ["--delete", old]).status == 0)
+        #expect(try sandbox.run("diary-save", ["--delete", recent]).status == 0)
+        let config = sandbox.root.appendingPathComponent("config/diary/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("[trash]\nkeep_days = 2\n".utf8).write(to: config)
+        _ = try sandbox.sql("UPDATE entry SET trashed_at = trashed_at - 3 * 86400000 WHERE id = '\(old)'")
+        // Reading does not purge; the next write does.
+        #expect(try sandbox.run("diary-find", ["--trash"]).lines.count == 2)
+        #expect(try sandbox.run("diary-new", ["--text-only", "--text", "新的一天"]).status == 0)
+        #expect(try sandbox.run("diary-find", ["--trash"]).lines.map { $0["id"] as? String } == [recent])
+        #expect(try sandbox.sql("SELECT deleted_at IS NOT NULL, title IS NULL FROM entry WHERE id = '\(old)'") == "1|1")
+    }
 }

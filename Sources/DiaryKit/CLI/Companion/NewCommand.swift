@@ -56,6 +56,7 @@ package struct NewCommand: DiaryCommand {
             occurredAt = parsed
         }
         let store = try context.openStore()
+        defer { context.purgeExpiredTrash(store) }
         let chosen = try context.persona(flag: persona, entryPersona: nil, store: store)
         // Set up before anything is stored, so a configuration error leaves no entry behind;
         // a companion that cannot listen only means the memo waits (said after the welcome).
