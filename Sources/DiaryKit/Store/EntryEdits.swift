@@ -82,7 +82,7 @@ extension DiaryStore {
     private func apply(_ db: Database, _ edit: EntryEdit, to id: String) throws -> Bool {
         try requireLiveEntry(db, id)
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT moment_key, title, summary, occurred_at, time_zone, context FROM entry WHERE id = ?
+            SELECT moment_key, occurred_at, context FROM entry WHERE id = ?
             """), arguments: [id]) else { throw StoreError.entryNotFound(id) }
         let before = try pageVersion(db, id)
         let now = Timestamps.millis(Date())
@@ -92,11 +92,12 @@ extension DiaryStore {
             assignments.append("\(column) = ?")
             values.append(value)
         }
-        if let title = edit.title { set("title", title.isEmpty ? nil : title) }
-        if let summary = edit.summary { set("summary", summary) }
-        if edit.occurredAt != nil || edit.timeZone != nil {
-            let occurred = edit.occurredAt ?? Timestamps.date(millis: row["occurred_at"])
-            let zone = edit.timeZone ?? TimeZone(identifier: row["time_zone"]) ?? TimeZone(identifier: "UTC")!
+        // Only what differs is written: an edit to the same values changes nothing at all.
+        if let title = edit.title.map({ $0.isEmpty ? nil : $0 }), title != before.title { set("title", title) }
+        if let summary = edit.summary, summary != before.summary { set("summary", summary) }
+        let occurred = edit.occurredAt ?? before.occurredAt
+        let zone = edit.timeZone ?? TimeZone(identifier: before.timeZone) ?? TimeZone(identifier: "UTC")!
+        if Timestamps.millis(occurred) != row["occurred_at"] as Int64 || zone.identifier != before.timeZone {
             let millis = Timestamps.millis(occurred)
             set("occurred_at", millis)
             set("time_zone", zone.identifier)
@@ -107,15 +108,16 @@ extension DiaryStore {
                 set("moment_key", try MomentKey.next(db, occurredAt: millis))
             }
         }
-        if let place = edit.place {
+        if let place = edit.place.map({ $0.isEmpty ? nil : $0 }), place != before.place {
             var context = ContextCoding.decode(row["context"])
-            context.place = place.isEmpty ? nil : place
+            context.place = place
             set("context", context.isEmpty ? nil : ContextCoding.encode(context))
         }
         var tags = before.tags
         if let replacement = edit.tags { tags = replacement }
         tags.removeAll { edit.removeTags.contains($0) }
         for tag in edit.addTags where !tags.contains(tag) { tags.append(tag) }
+        if assignments.isEmpty && tags == before.tags { return false }
         let hlc = try tick(db)
         if !assignments.isEmpty {
             set("edited_at", now)
@@ -125,7 +127,7 @@ extension DiaryStore {
             try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: now)
             if assignments.isEmpty { try touch(db, entryId: id, hlc: hlc, set: "edited_at = ?", [now]) }
         }
-        guard try keepVersion(db, before, entryId: id, by: .person) else { return false }
+        try keepVersion(db, before, entryId: id, by: .person)
         try Self.reindex(db, entryId: id)
         return true
     }
