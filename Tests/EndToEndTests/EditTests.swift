@@ -229,4 +229,46 @@ struct EditTests {
         #expect(try sandbox.run("diary-find", ["--trash"]).lines.map { $0["id"] as? String } == [recent])
         #expect(try sandbox.sql("SELECT deleted_at IS NOT NULL, title IS NULL FROM entry WHERE id = '\(old)'") == "1|1")
     }
+
+    @Test("an offline page gets only tags that mean something; --tidy-tags takes old fillers off and --undo puts them back")
+    func tidyTags() throws {
+        let sandbox = try Sandbox()
+        let bare = try page(sandbox, "嗯")
+        #expect(try sandbox.run("diary-find", ["--show", bare]).lines[0]["tags"] as? [String] == [], "no 隨筆 and no season")
+
+        // An older page: 隨筆 is the filler of a page without media, 照片 is not; 秋天 the person wrote.
+        let id = try page(sandbox, "秋天的海邊")
+        let tagged = try sandbox.run("diary-save", [id, "--add-tag", "隨筆", "--add-tag", "照片", "--add-tag", "秋天"])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let before = try sandbox.run("diary-find", ["--show", id]).lines[0]
+        let tags = try #require(before["tags"] as? [String])
+        #expect(tags.contains("隨筆") && tags.contains("海邊"))
+
+        let preview = try sandbox.run("diary-save", ["--tidy-tags", "--dry-run"])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.lines.count == 1)
+        #expect(preview.lines[0]["kind"] as? String == "tag_tidy")
+        #expect(preview.lines[0]["id"] as? String == id)
+        #expect(preview.lines[0]["remove"] as? [String] == ["隨筆"])
+        #expect(preview.stderr.contains("會從 1 篇日記拿掉 1 個填充標籤"), "\(preview.stderr)")
+        #expect(try sandbox.run("diary-find", ["--show", id]).lines[0]["tags"] as? [String] == tags, "a dry run changes nothing")
+
+        let tidied = try sandbox.run("diary-save", ["--tidy-tags"])
+        #expect(tidied.status == 0, "\(tidied.stderr)")
+        #expect(tidied.lines.map { $0["id"] as? String } == [id])
+        #expect(tidied.lines[0]["tags"] as? [String] == tags.filter { $0 != "隨筆" })
+        #expect(tidied.lines[0]["edited_at"] as? String == before["edited_at"] as? String, "the clean-up is not an edit by hand")
+        #expect(try sandbox.run("diary-find", ["--tag", "隨筆"]).status == 1)
+
+        let undone = try sandbox.run("diary-save", ["--tidy-tags", "--undo"])
+        #expect(undone.status == 0, "\(undone.stderr)")
+        #expect(Set(try #require(undone.lines.first?["tags"] as? [String])) == Set(tags))
+        #expect(undone.stderr.contains("已把填充標籤放回 1 篇日記"))
+
+        for arguments in [["--tidy-tags", "--dry-run", "--undo"], ["--undo"], [id, "--tidy-tags"], ["--tidy-tags", "--star"]] {
+            let wrong = try sandbox.run("diary-save", arguments)
+            #expect(wrong.status == 64, "\(arguments): \(wrong.stderr)")
+            #expect(wrong.stdout.isEmpty)
+        }
+    }
 }

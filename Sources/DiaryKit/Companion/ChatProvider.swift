@@ -27,7 +27,7 @@ public struct CompanionRequest: Sendable {
     }
 }
 
-/// A written page: title, first-person summary and 3–8 tags.
+/// A written page: title, first-person summary and its tags (3–8 from a model).
 public struct Page: Sendable, Equatable {
     public var title: String
     public var summary: String
@@ -46,12 +46,12 @@ public struct Page: Sendable, Equatable {
     }
 
     /// The page with tags normalised and de-duplicated; nil unless it has a title, a summary
-    /// and 3–8 tags (a half-formed page is never stored).
-    public func validated() -> Page? {
+    /// and as many tags as `tagCount` allows (a half-formed page is never stored).
+    public func validated(tagCount: ClosedRange<Int> = 3...8) -> Page? {
         let tags = normalizedTags
         let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
         let summary = self.summary.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty, !summary.isEmpty, (3...8).contains(tags.count) else { return nil }
+        guard !title.isEmpty, !summary.isEmpty, tagCount.contains(tags.count) else { return nil }
         return Page(title: title, summary: summary, tags: tags)
     }
 }
@@ -70,10 +70,17 @@ public protocol ChatProvider: Sendable {
     func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String
     /// Writes the page in the person's voice.
     func writePage(_ request: CompanionRequest) async throws -> Page
+    /// How many tags a page from it must have.
+    var pageTagCount: ClosedRange<Int> { get }
     /// Folds `earlier` messages (and `request.digest`) into a short running summary.
     func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String
     /// Turns a voice memo into text (F-011); throws `notHeard` when nothing was recognised.
     func transcribe(audio: URL, mime: String, language: Language) async throws -> String
+}
+
+extension ChatProvider {
+    /// A model is asked for 3–8 tags (F-005); fewer or more means it did not follow.
+    public var pageTagCount: ClosedRange<Int> { 3...8 }
 }
 
 /// Where the weather of a moment comes from (the weather service of CompanionClient);

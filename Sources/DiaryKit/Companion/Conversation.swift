@@ -180,8 +180,8 @@ public struct Conversation: Sendable {
         let by: String
         do {
             (page, by) = try await ask(providers, notices: &notices) { provider in
-                guard let valid = try await provider.writePage(request).validated() else {
-                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: 3–8 tags, a title and text")
+                guard let valid = try await provider.writePage(request).validated(tagCount: provider.pageTagCount) else {
+                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: a title, text and \(provider.pageTagCount) tags")
                 }
                 return valid
             }

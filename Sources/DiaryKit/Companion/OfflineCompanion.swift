@@ -6,6 +6,8 @@ import Foundation
 public struct OfflineCompanion: ChatProvider {
     public let name = "offline"
     public var isRemote: Bool { false }
+    /// It tags only what it recognised, so a page about nothing it knows may have none.
+    public var pageTagCount: ClosedRange<Int> { 0...8 }
     /// Steps that fail on purpose (`DIARY_OFFLINE_FAIL=analysis,reply,page`), to rehearse
     /// recovery paths end to end.
     let failing: Set<String>

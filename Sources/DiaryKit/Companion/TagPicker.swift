@@ -1,7 +1,9 @@
 import Foundation
 
-/// Picks 3–8 tags for a page: tags the person already uses that the words mention, then
-/// feelings, then topics, then the kind of media, the part of day and the season.
+/// Picks up to 8 tags for a page, each one something the moment is about: tags the person
+/// already uses that the words mention, then feelings, then topics (the weather counts),
+/// then the place. It never pads: a page about nothing it recognises gets fewer tags
+/// rather than ones that say nothing (照片 on every photo page).
 struct TagPicker {
     let language: Language
     let existing: [String]
@@ -15,10 +17,10 @@ struct TagPicker {
         let lowered = words.lowercased()
         // Reusing the person's own tags first keeps 旅行 from sprawling into 旅遊 and 出遊.
         for tag in existing where tag.count >= 2 && lowered.contains(tag) { add(tag) }
-        for topic in Lexicon.matches(in: words, among: Lexicon.emotions) { add(reuse(topic)) }
-        for topic in Lexicon.matches(in: words, among: Lexicon.topics) { add(reuse(topic)) }
-        let fillers = [mediaTag(entry), DayPart(date: entry.occurredAt, zone: entry.zone).text(language), season(entry)]
-        for filler in fillers where tags.count < 3 { add(filler) }
+        let heard = [words, entry.context.weatherDescription ?? ""].joined(separator: "\n")
+        for topic in Lexicon.matches(in: heard, among: Lexicon.emotions) { add(reuse(topic)) }
+        for topic in Lexicon.matches(in: heard, among: Lexicon.topics) { add(reuse(topic)) }
+        if let place = Self.placeTag(entry.context.place) { add(place) }
         return tags
     }
 
@@ -27,26 +29,35 @@ struct TagPicker {
         existing.first { $0 == topic.tag.zh || $0 == topic.tag.en } ?? topic.tag(language)
     }
 
-    private func mediaTag(_ entry: Entry) -> String {
-        switch (entry.picture?.kind, language) {
-        case (.photo?, .zhHant): return "照片"
-        case (.video?, .zhHant): return "影片"
-        case (nil, .zhHant), (.audio?, .zhHant): return "隨筆"
-        case (.photo?, .en): return "photo"
-        case (.video?, .en): return "video"
-        case (nil, .en), (.audio?, .en): return "journal"
-        }
+    /// The first part of the place the person named ("基隆", "Keelung" of "Keelung, Taiwan"),
+    /// when it is short enough to be a tag rather than an address.
+    static func placeTag(_ place: String?) -> String? {
+        guard let first = place?.split(whereSeparator: { ",，、".contains($0) }).first else { return nil }
+        let name = first.trimmingCharacters(in: .whitespaces)
+        return (1...12).contains(name.count) ? name : nil
     }
+}
 
-    private func season(_ entry: Entry) -> String {
-        let month = Timestamps.calendar(entry.zone).component(.month, from: entry.occurredAt)
-        let names: (String, String)
-        switch month {
-        case 3...5: names = ("春天", "spring")
-        case 6...8: names = ("夏天", "summer")
-        case 9...11: names = ("秋天", "autumn")
-        default: names = ("冬天", "winter")
+/// The tags earlier versions of the offline companion added when it recognised too little
+/// (the kind of media, the part of the day, the season), in either language. The tag
+/// clean-up (`diary-save --tidy-tags`) removes them from the pages that companion wrote.
+enum FillerTags {
+    /// The fillers that could have been added to this entry.
+    static func of(_ entry: Entry) -> Set<String> {
+        let media: [String]
+        switch entry.picture?.kind {
+        case .photo?: media = ["照片", "photo"]
+        case .video?: media = ["影片", "video"]
+        case nil, .audio?: media = ["隨筆", "journal"]
         }
-        return language == .en ? names.1 : names.0
+        let part = DayPart(date: entry.occurredAt, zone: entry.zone)
+        let season: [String]
+        switch Timestamps.calendar(entry.zone).component(.month, from: entry.occurredAt) {
+        case 3...5: season = ["春天", "spring"]
+        case 6...8: season = ["夏天", "summer"]
+        case 9...11: season = ["秋天", "autumn"]
+        default: season = ["冬天", "winter"]
+        }
+        return Set(media + season + [part.text(.zhHant), part.text(.en)])
     }
 }

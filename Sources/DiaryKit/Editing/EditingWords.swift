@@ -62,6 +62,20 @@ extension Phrase {
         Phrase("已把 \(count) 篇日記的 #\(from) 改為 #\(to)", "Renamed #\(from) to #\(to) on \(count) page\(count == 1 ? "" : "s").")
     }
 
+    package static func tidyPreview(pages: Int, tags: Int) -> Phrase {
+        Phrase("--tidy-tags 會從 \(pages) 篇日記拿掉 \(tags) 個填充標籤；沒有任何變更",
+            "--tidy-tags would take \(tags) filler tag\(tags == 1 ? "" : "s") off \(pages) page\(pages == 1 ? "" : "s"); nothing was changed.")
+    }
+
+    package static func tagsTidied(pages: Int, tags: Int) -> Phrase {
+        Phrase("已從 \(pages) 篇日記拿掉 \(tags) 個填充標籤；diary-save --tidy-tags --undo 可以放回去",
+            "Took \(tags) filler tag\(tags == 1 ? "" : "s") off \(pages) page\(pages == 1 ? "" : "s"); diary-save --tidy-tags --undo puts them back.")
+    }
+
+    package static func tidiedTagsRestored(pages: Int) -> Phrase {
+        Phrase("已把填充標籤放回 \(pages) 篇日記", "Put the filler tags back on \(pages) page\(pages == 1 ? "" : "s").")
+    }
+
     package static let replaceQuestion = Phrase("這篇日記你親手改過。要讓 InnerBloom 夥伴依聊天重寫嗎？（你改的版本會留在歷史紀錄裡）",
         "You edited this page by hand. Let the InnerBloom companion rewrite it from the chat? (Your version stays in its history.)")
 

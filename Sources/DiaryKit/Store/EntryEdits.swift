@@ -79,7 +79,66 @@ extension DiaryStore {
         }
     }
 
-    private func apply(_ db: Database, _ edit: EntryEdit, to id: String) throws -> Bool {
+    /// Removes the tags named for each page, in one transaction, without marking the pages
+    /// as edited by hand; what was removed is kept on this device so `restoreTidiedTags`
+    /// can put it back. Returns the ids that changed.
+    public func tidyTags(_ removals: [String: [String]]) throws -> [String] {
+        try write { db in
+            var kept = try tidiedTags(db)
+            var changed: [String] = []
+            for (id, tags) in removals.sorted(by: { $0.key < $1.key }) {
+                let had = Set(try pageVersion(db, id).tags)
+                guard try apply(db, EntryEdit(removeTags: tags), to: id, byHand: false) else { continue }
+                kept[id, default: []].append(contentsOf: tags.filter { had.contains($0) && !(kept[id] ?? []).contains($0) })
+                changed.append(id)
+            }
+            try saveTidiedTags(db, kept)
+            return changed
+        }
+    }
+
+    /// Puts back every tag `tidyTags` removed on pages that still exist outside the trash,
+    /// in one transaction; returns the ids that changed.
+    public func restoreTidiedTags() throws -> [String] {
+        try write { db in
+            var changed: [String] = []
+            for (id, tags) in try tidiedTags(db).sorted(by: { $0.key < $1.key }) {
+                guard try Int.fetchOne(db.cachedStatement(sql: """
+                    SELECT count(*) FROM entry WHERE id = ? AND deleted_at IS NULL AND trashed_at IS NULL
+                    """), arguments: [id]) == 1 else { continue }
+                if try apply(db, EntryEdit(addTags: tags), to: id, byHand: false) { changed.append(id) }
+            }
+            try saveTidiedTags(db, [:])
+            return changed
+        }
+    }
+
+    /// The tags the clean-up removed, by page: a device setting, so backups carry it.
+    private static let tidiedTagsKey = "tags.tidied"
+
+    private func tidiedTags(_ db: Database) throws -> [String: [String]] {
+        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"),
+                                             arguments: [Self.tidiedTagsKey]),
+              case let .object(pairs)? = JSON.parse(Data(text.utf8)) else { return [:] }
+        var kept: [String: [String]] = [:]
+        for (id, tags) in pairs { kept[id] = tags.arrayValue?.compactMap(\.stringValue) ?? [] }
+        return kept
+    }
+
+    private func saveTidiedTags(_ db: Database, _ kept: [String: [String]]) throws {
+        if kept.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key = ?").execute(arguments: [Self.tidiedTagsKey])
+            return
+        }
+        let json = JSON.object(kept.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSON.string))) })
+        try db.cachedStatement(sql: """
+            INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """).execute(arguments: [Self.tidiedTagsKey, json.serialized])
+    }
+
+    /// Applies an edit to one page; `byHand` marks it as the person's (a later page from the
+    /// companion asks first).
+    private func apply(_ db: Database, _ edit: EntryEdit, to id: String, byHand: Bool = true) throws -> Bool {
         try requireLiveEntry(db, id)
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT moment_key, occurred_at, context FROM entry WHERE id = ?
@@ -119,14 +178,9 @@ extension DiaryStore {
         for tag in edit.addTags where !tags.contains(tag) { tags.append(tag) }
         if assignments.isEmpty && tags == before.tags { return false }
         let hlc = try tick(db)
-        if !assignments.isEmpty {
-            set("edited_at", now)
-            try touch(db, entryId: id, hlc: hlc, set: assignments.joined(separator: ", "), values)
-        }
-        if tags != before.tags {
-            try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: now)
-            if assignments.isEmpty { try touch(db, entryId: id, hlc: hlc, set: "edited_at = ?", [now]) }
-        }
+        if byHand { set("edited_at", now) }
+        try touch(db, entryId: id, hlc: hlc, set: assignments.joined(separator: ", "), values)
+        if tags != before.tags { try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: now) }
         try keepVersion(db, before, entryId: id, by: .person)
         try Self.reindex(db, entryId: id)
         return true

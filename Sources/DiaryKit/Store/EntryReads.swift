@@ -40,6 +40,20 @@ extension DiaryStore {
         }
     }
 
+    /// The saved pages a provider wrote (`offline` for the embedded companion), outside the trash.
+    public func pages(writtenBy provider: String) throws -> [Entry] {
+        try read { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                \(Self.entrySelect) WHERE e.provider = ? AND e.status = 'saved' AND e.deleted_at IS NULL AND e.trashed_at IS NULL
+                ORDER BY e.moment_key
+                """), arguments: [provider])
+            // In slices, so a diary of any size stays within SQLite's limit on bound values.
+            return try stride(from: 0, to: rows.count, by: 500).flatMap { start in
+                try assemble(db, rows: Array(rows[start..<min(start + 500, rows.count)]), includeMessages: false)
+            }
+        }
+    }
+
     /// The conversation of an entry, oldest first.
     public func messages(entryId: String) throws -> [Message] {
         try read { db in try messages(db, entryId: entryId) }

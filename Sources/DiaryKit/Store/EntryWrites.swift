@@ -248,7 +248,7 @@ extension DiaryStore {
         var arguments = StatementArguments(values)
         arguments += [Timestamps.millis(Date()), hlc, deviceId, entryId]
         try db.cachedStatement(sql: """
-            UPDATE entry SET \(assignments), updated_at = ?, hlc = ?, device_id = ?,
+            UPDATE entry SET \(assignments.isEmpty ? "" : assignments + ", ")updated_at = ?, hlc = ?, device_id = ?,
                 field_clocks = CASE WHEN field_clocks IS NULL THEN NULL ELSE json_remove(field_clocks, '$.content') END
             WHERE id = ?
             """).execute(arguments: arguments)

@@ -9,6 +9,7 @@ struct FlakyProvider: ChatProvider {
     var isRemote: Bool { false }
     let failing: Set<String>
     let inner = OfflineCompanion()
+    var pageTagCount: ClosedRange<Int> { inner.pageTagCount }
 
     func fail(_ step: String) throws {
         if failing.contains(step) { throw CompanionError.providerFailed(provider: name, detail: step) }
@@ -22,7 +23,7 @@ struct FlakyProvider: ChatProvider {
     }
     func writePage(_ request: CompanionRequest) async throws -> Page {
         try fail("page")
-        if failing.contains("two-tags") { return Page(title: "t", summary: "s", tags: ["a", "b"]) }
+        if failing.contains("nine-tags") { return Page(title: "t", summary: "s", tags: (1...9).map { "t\($0)" }) }
         return try await inner.writePage(request)
     }
     func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
@@ -35,10 +36,10 @@ struct FlakyProvider: ChatProvider {
 
 @Suite struct OfflineCompanionTests {
     func request(_ said: [String], note: String? = nil, persona: Persona = .warm, language: Language = .zhHant,
-                 existing: [String] = [], kind: MediaKind? = .photo) -> CompanionRequest {
+                 existing: [String] = [], kind: MediaKind? = .photo, context: EntryContext = EntryContext()) -> CompanionRequest {
         let media = kind.map { [MediaItem(kind: $0, sha256: "x", mime: "image/jpeg", fileExtension: "jpg", bytes: 1, width: 640, height: 480, durationSeconds: 3)] } ?? []
         let entry = Entry(id: "e", status: .chatting, createdAt: Date(), updatedAt: Date(), occurredAt: moment("2026-11-21 17:40"),
-                          timeZone: "Asia/Taipei", note: note, transcript: nil, analysis: nil, context: EntryContext(),
+                          timeZone: "Asia/Taipei", note: note, transcript: nil, analysis: nil, context: context,
                           persona: persona.id, provider: nil, title: nil, summary: nil, tags: [], media: media,
                           messageCount: said.count, messages: nil, syncState: "pending", syncError: nil, lastError: nil)
         let history = said.map { Message(id: UUIDv7.make(), entryId: "e", author: .person, persona: persona.id, provider: nil, text: $0, createdAt: Date()) }
@@ -77,13 +78,30 @@ struct FlakyProvider: ChatProvider {
         #expect((3...8).contains(page.tags.count))
     }
 
-    @Test func existingTagsAreReusedAndFillersReachThree() async throws {
+    @Test func existingTagsAreReusedAndNothingIsPadded() async throws {
         let reuse = try await OfflineCompanion().writePage(request(["週末去旅遊"], existing: ["旅遊記錄", "travel"]))
         #expect(reuse.tags.contains("travel"), "the person's spelling of 旅行 is reused: \(reuse.tags)")
         #expect(!reuse.tags.contains("旅行"))
+        // Nothing recognised: no tags rather than 影片, 傍晚, 秋天 on every such page.
         let bare = try await OfflineCompanion().writePage(request([], kind: .video))
-        #expect(bare.tags == ["影片", "傍晚", "秋天"])
+        #expect(bare.tags.isEmpty)
         #expect(bare.summary.contains("影片"))
+        #expect(bare.validated(tagCount: OfflineCompanion().pageTagCount) != nil, "the offline page is still a page")
+        #expect(bare.validated() == nil, "a model's page still needs three tags")
+        // The place the person named and the weather are what the moment is about.
+        let placed = try await OfflineCompanion().writePage(request([], kind: .photo, context: EntryContext(
+            place: "基隆, 台灣", weatherDescription: "小雨")))
+        #expect(placed.tags == ["雨天", "基隆"], "\(placed.tags)")
+        let address = try await OfflineCompanion().writePage(request([], context: EntryContext(place: "台北市信義區松仁路一百號二十樓")))
+        #expect(address.tags.isEmpty, "an address is not a tag")
+    }
+
+    @Test func fillerTagsAreTheOnesOlderPagesGot() {
+        let entry = request([], kind: .video).entry
+        #expect(FillerTags.of(entry) == ["影片", "video", "傍晚", "evening", "秋天", "autumn"])
+        var winterMorning = request([], kind: nil).entry
+        winterMorning.occurredAt = moment("2026-01-05 07:00")
+        #expect(FillerTags.of(winterMorning) == ["隨筆", "journal", "清晨", "early morning", "冬天", "winter"])
     }
 
     @Test func englishFollowsTheLanguage() async throws {
@@ -140,7 +158,7 @@ struct FlakyProvider: ChatProvider {
         let diary = try TestDiary()
         let id = try diary.draft("x")
         _ = try await conversation(diary).send(entryId: id, text: "今天很開心", persona: .warm)
-        for failing in [["page"], ["two-tags"]] {
+        for failing in [["page"], ["nine-tags"]] {
             await #expect(throws: CompanionError.self) {
                 _ = try await conversation(diary, failing: Set(failing)).writePage(entryId: id, persona: .warm, usageDay: "d")
             }

@@ -79,6 +79,32 @@ enum PageEditing {
         context.say(.purged(count: result.purged.count, files: files))
     }
 
+    /// The tag clean-up: lists what would come off (`dryRun`), takes it off, or puts back
+    /// what an earlier run took off (`undo`).
+    static func tidyTags(dryRun: Bool, undo: Bool, context: CommandContext, store: DiaryStore) throws {
+        if undo {
+            let restored = try store.restoreTidiedTags()
+            try printEntries(restored, context: context, store: store)
+            return context.say(.tidiedTagsRestored(pages: restored.count))
+        }
+        let plan = try TagTidy.plan(store)
+        let tagCount = plan.reduce(0) { $0 + $1.tags.count }
+        guard dryRun else {
+            let changed = try store.tidyTags(Dictionary(plan.map { ($0.id, $0.tags) }, uniquingKeysWith: { $1 }))
+            try printEntries(changed, context: context, store: store)
+            return context.say(.tagsTidied(pages: changed.count, tags: tagCount))
+        }
+        for removal in plan {
+            if context.json {
+                try Output.json(.object([("kind", .string("tag_tidy")), ("id", .string(removal.id)),
+                                         ("title", .optional(removal.title)), ("remove", .array(removal.tags.map(JSON.string)))]))
+            } else {
+                try Output.line("\(removal.id.prefix(8))  \(removal.title ?? "")  − " + removal.tags.map { "#\($0)" }.joined(separator: " "))
+            }
+        }
+        context.say(.tidyPreview(pages: plan.count, tags: tagCount))
+    }
+
     /// Parses `--at`: a time, optionally with a zone after it.
     static func when(_ text: String, zone: TimeZone) throws -> (Date, TimeZone) {
         guard let parsed = EditablePage.parseWhen(text, defaultZone: zone) else {

@@ -4,11 +4,11 @@ import DiaryCLI
 import DiaryKit
 import Foundation
 
-/// `diary-save`: ends the talk and writes the page with 3–8 tags (F-005), or drops a draft.
+/// `diary-save`: ends the talk and writes the page with its tags (F-005), or drops a draft.
 package struct SaveCommand: DiaryCommand {
     package static let configuration = CommandConfiguration(
         commandName: "diary-save",
-        abstract: "Write the diary page for an entry, with 3–8 tags; or change a page by hand.",
+        abstract: "Write the diary page for an entry, with its tags; or change a page by hand.",
         discussion: """
             The companion writes the page in your own voice from what you said, with tags that reuse \
             the ones you already have. If it cannot, the chat stays saved, the entry becomes \
@@ -21,7 +21,8 @@ package struct SaveCommand: DiaryCommand {
             --star, --delete (to the trash for [trash] keep_days, 30 by default), --undelete, \
             --purge, --move with --before/--after (your own order) and --rename-tag. Every earlier \
             version stays in the page's history (diary-find --show ID --history). A page you \
-            edited is not rewritten by the companion unless you agree (or pass --replace).
+            edited is not rewritten by the companion unless you agree (or pass --replace). \
+            --tidy-tags takes off the filler tags earlier offline pages got (see --dry-run, --undo).
             """,
         version: DiaryVersion.current)
 
@@ -94,6 +95,16 @@ package struct SaveCommand: DiaryCommand {
             help: ArgumentHelp("Rename a tag on every page, merging it into the new name if that exists.", valueName: "old new"))
     var renameTag: [String] = []
 
+    @Flag(name: .customLong("tidy-tags"),
+          help: "Take the filler tags (照片, 傍晚, 秋天…) off pages the offline companion wrote, once; --undo puts them back.")
+    var tidyTags = false
+
+    @Flag(name: .customLong("dry-run"), help: "With --tidy-tags: list what would change, change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "With --tidy-tags: put back the tags it took off.")
+    var undo = false
+
     package init() {}
 
     package var forcesText: Bool { textOutput }
@@ -103,7 +114,7 @@ package struct SaveCommand: DiaryCommand {
         [(edit, "--edit"), (title != nil, "--title"), (!addTag.isEmpty, "--add-tag"), (!removeTag.isEmpty, "--remove-tag"),
          (at != nil, "--at"), (place != nil, "--place"), (star, "--star"), (unstar, "--unstar"), (delete, "--delete"),
          (undelete, "--undelete"), (purge, "--purge"), (move, "--move"), (!renameTag.isEmpty, "--rename-tag"),
-         (retry, "--retry"), (discard, "--discard")].filter(\.0).map(\.1)
+         (tidyTags, "--tidy-tags"), (retry, "--retry"), (discard, "--discard")].filter(\.0).map(\.1)
     }
 
     package func execute(_ context: CommandContext) async throws {
@@ -115,6 +126,9 @@ package struct SaveCommand: DiaryCommand {
         }
         if (before != nil || after != nil) != move || (before != nil && after != nil) {
             throw InputError.usage(.badOption(detail: "--move --before/--after"))
+        }
+        if (dryRun || undo) && !tidyTags || (dryRun && undo) || (tidyTags && id != nil) {
+            throw InputError.usage(.badOption(detail: "--tidy-tags --dry-run/--undo"))
         }
         let store = try context.openStore()
         defer { context.purgeExpiredTrash(store) }
@@ -178,6 +192,7 @@ package struct SaveCommand: DiaryCommand {
             }
             return context.say(.tagRenamed(from: old, to: new, count: count))
         }
+        if tidyTags { return try PageEditing.tidyTags(dryRun: dryRun, undo: undo, context: context, store: store) }
         if purge {
             let named = try id.map { [$0] } ?? EntrySelection.idsFromStandardInput(isTerminal: context.stdinIsTerminal)
             if named.isEmpty, context.stdinIsTerminal, context.askYesNo(.purgeQuestion) != true { return }
