@@ -28,6 +28,12 @@ struct ErrorTests {
         let sandbox = try populated()
         try expectFailure(sandbox, "diary-new", ["--text", "沒有照片"], status: 64, says: "請先選擇照片或影片")
         try expectFailure(sandbox, "diary-new", ["nowhere.jpg"], status: 66, says: "找不到檔案")
+        // Things that exist but are not files are named for what they are.
+        try expectFailure(sandbox, "diary-new", [sandbox.root.path], status: 65, says: "這是資料夾，不是檔案")
+        let fifo = sandbox.root.appendingPathComponent("pipe.jpg")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        try expectFailure(sandbox, "diary-new", [fifo.path], status: 65, says: "這不是一般檔案")
+        try expectFailure(sandbox, "diary-new", ["/dev/zero"], status: 65, says: "這不是一般檔案")
         let fake = try sandbox.makeFile("fake.jpg", Data("not a photo at all".utf8))
         try expectFailure(sandbox, "diary-new", [fake.path], status: 65, says: "照片讀取失敗，請換一張或稍後再試")
         var brokenVideo = Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
@@ -47,6 +53,16 @@ struct ErrorTests {
         // 500 characters people see are fine, however many bytes or scalars they take.
         let family = String(repeating: "👨‍👩‍👧", count: 500)
         #expect(try sandbox.run("diary-new", ["--text-only", "--text", family]).status == 0)
+    }
+
+    @Test("a synced setting refuses a value it does not know, and stores nothing")
+    func settingsRefuseUnknownValues() throws {
+        let sandbox = try populated()
+        for value in ["english", "fr", "klingon", "enormous"] {
+            try expectFailure(sandbox, "diary-sync", ["set", "language", value], status: 64, says: "參數有誤")
+        }
+        #expect(try sandbox.run("diary-sync", ["set", "language", "en-GB"]).status == 0)
+        #expect(try sandbox.sql("SELECT value FROM setting WHERE key = 'language'") == "en")
     }
 
     @Test("English twins of the intake errors")

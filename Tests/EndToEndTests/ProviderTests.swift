@@ -93,6 +93,21 @@ struct ProviderTests {
         try expectNoKey(sandbox, [chat])
     }
 
+    @Test("--verbose never shows a password or a key written into the base URL")
+    func verboseHidesSecretsInTheBaseURL() async throws {
+        let fake = try await FakeOpenAI.start(apiKey: Self.key)
+        defer { Task { try? await fake.shutdown() } }
+        let sandbox = try sandbox(fake)
+        let config = sandbox.root.appendingPathComponent("config/diary/config.toml")
+        let secretURL = fake.baseURL.replacingOccurrences(of: "://", with: "://me:p@ss/w:rd@") + "?api-key=sk-in-the-query-42"
+        try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: fake.baseURL, with: secretURL)
+            .write(to: config, atomically: true, encoding: .utf8)
+        _ = try sandbox.run("diary-new", ["--text-only", "--text", "x"])
+        let chat = try await sandbox.runDetached("diary-chat", ["--verbose", "-m", "你好"])
+        #expect(chat.stderr.contains("me:…@") && chat.stderr.contains("api-key=…"), "\(chat.stderr)")
+        for secret in ["p@ss", "w:rd", "sk-in-the-query-42"] { #expect(!chat.stderr.contains(secret) && !chat.stdout.contains(secret)) }
+    }
+
     @Test("a turn that still fails keeps the message, exits 75, and --retry finishes it")
     func failedTurnAndRetry() async throws {
         let fake = try await FakeOpenAI.start(apiKey: Self.key)

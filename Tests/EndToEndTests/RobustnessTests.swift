@@ -61,4 +61,34 @@ struct RobustnessTests {
         #expect(try sandbox.run("diary-find", ["焦慮", "--json"]).lines.count == 1)
         #expect(try sandbox.searchIndexIsConsistent())
     }
+
+    @Test("the first pipeline in a brand-new diary succeeds even when the two processes create it at once, under load")
+    func firstUseUnderLoad() throws {
+        // Two busy loops, as the report had them: the processes start together and the first
+        // one to open the new file is often paused half-way through making it.
+        let load = try (0..<2).map { _ in
+            let busy = Process()
+            busy.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
+            busy.standardOutput = FileHandle.nullDevice
+            // Not the test's own stderr: a survivor would keep the runner waiting for it to close.
+            busy.standardError = FileHandle.nullDevice
+            try busy.run()
+            return busy
+        }
+        // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
+        defer {
+            for busy in load {
+                kill(busy.processIdentifier, SIGKILL)
+                busy.waitUntilExit()
+            }
+        }
+        var failures: [String] = []
+        for index in 0..<50 {
+            let sandbox = try Sandbox()
+            let results = try sandbox.pipeline([("diary-new", ["--text-only", "--text", "第 \(index) 篇"]), ("diary-save", [])])
+            for result in results where result.status != 0 { failures.append("\(index): \(result.status) \(result.stderr)") }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }
+

@@ -4,25 +4,25 @@ import Foundation
 // What backups, exports, restores and imports say.
 extension Phrase {
     static func archiveUnsafe(path: String, reason: ArchiveError.UnsafeReason) -> Phrase {
-        Phrase("封存檔不安全，已拒絕，日記沒有任何改變：\(path)（\(reason.text(.zhHant))）",
-            "The archive is unsafe and was refused; the diary is unchanged: \(path) (\(reason.text(.en))).")
+        Phrase("封存檔不安全，已拒絕，日記沒有任何改變：\(TerminalText.quoted(path))（\(reason.text(.zhHant))）",
+            "The archive is unsafe and was refused; the diary is unchanged: \(TerminalText.quoted(path)) (\(reason.text(.en))).")
     }
 
     static func archiveMismatch(path: String) -> Phrase {
-        Phrase("封存檔內容與清單不符（可能損壞或被改過），已拒絕，日記沒有任何改變：\(path)",
-            "The archive does not match its manifest (damaged or altered) and was refused; the diary is unchanged: \(path)")
+        Phrase("封存檔內容與清單不符（可能損壞或被改過），已拒絕，日記沒有任何改變：\(TerminalText.quoted(path))",
+            "The archive does not match its manifest (damaged or altered) and was refused; the diary is unchanged: \(TerminalText.quoted(path))")
     }
 
     static func archiveTooLarge(path: String) -> Phrase {
-        Phrase("封存檔超過大小上限（可能是壓縮炸彈），已拒絕，日記沒有任何改變：\(path)",
-            "The archive is over the size limits (possibly a decompression bomb) and was refused; the diary is unchanged: \(path)")
+        Phrase("封存檔超過大小上限（可能是壓縮炸彈），已拒絕，日記沒有任何改變：\(TerminalText.quoted(path))",
+            "The archive is over the size limits (possibly a decompression bomb) and was refused; the diary is unchanged: \(TerminalText.quoted(path))")
     }
 
     static func archiveBadRecord(member: String, line: Int, field: String?) -> Phrase {
         let detail = field.map { "，欄位 \($0)" } ?? "，不是 JSON"
         let english = field.map { ", field \($0)" } ?? ", not JSON"
-        return Phrase("封存檔的資料有誤，已拒絕，日記沒有任何改變：\(member) 第 \(line) 行\(detail)",
-            "The archive holds invalid data and was refused; the diary is unchanged: \(member) line \(line)\(english)")
+        return Phrase("封存檔的資料有誤，已拒絕，日記沒有任何改變：\(TerminalText.quoted(member)) 第 \(line) 行\(detail)",
+            "The archive holds invalid data and was refused; the diary is unchanged: \(TerminalText.quoted(member)) line \(line)\(english)")
     }
 
     static func archiveNewerFormat(version: Int) -> Phrase {
@@ -40,12 +40,12 @@ extension Phrase {
         "The archive could not be written (disk full or output closed); this copy is incomplete, do not use it.")
 
     static func archiveUnreadableSource(path: String) -> Phrase {
-        Phrase("無法讀取檔案：\(path)", "Cannot read the file: \(path)")
+        Phrase("無法讀取檔案：\(TerminalText.quoted(path))", "Cannot read the file: \(TerminalText.quoted(path))")
     }
 
     static func mediaFileCorrupt(path: String) -> Phrase {
-        Phrase("媒體檔案已損壞（內容與名稱不符），備份中止：\(path)",
-            "A media file is damaged (its bytes no longer match its name); the backup stopped: \(path)")
+        Phrase("媒體檔案已損壞（內容與名稱不符），備份中止：\(TerminalText.quoted(path))",
+            "A media file is damaged (its bytes no longer match its name); the backup stopped: \(TerminalText.quoted(path))")
     }
 
     package static let archiveOutputIsTerminal = Phrase("封存檔不能直接輸出到終端機，請用 -o 檔名 或導向到檔案（> diary.tar）",
@@ -57,8 +57,8 @@ extension Phrase {
     }
 
     package static func unknownFormat(name: String) -> Phrase {
-        Phrase("不認得的格式：\(name)（可用 tar、tar.gz、tar.zst、tar.xz、zip、dayone、html）",
-            "Unknown format: \(name) (use tar, tar.gz, tar.zst, tar.xz, zip, dayone or html).")
+        Phrase("不認得的格式：\(TerminalText.quoted(name))（可用 tar、tar.gz、tar.zst、tar.xz、zip、dayone、html）",
+            "Unknown format: \(TerminalText.quoted(name)) (use tar, tar.gz, tar.zst, tar.xz, zip, dayone or html).")
     }
 
     package static let htmlNeedsFolder = Phrase("HTML 匯出需要用 -o 指定資料夾", "The HTML export needs a folder: -o FOLDER.")

@@ -16,6 +16,7 @@ package enum EntrySelection {
     package static func ids(fromLines data: Data) throws -> [String] {
         guard let text = String(data: data, encoding: .utf8) else { throw InputError.notUTF8 }
         var ids: [String] = []
+        var seen = Set<String>()
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
@@ -32,7 +33,7 @@ package enum EntrySelection {
             } else {
                 throw InputError.notJSON(line: index + 1)
             }
-            if let reference, !ids.contains(reference) { ids.append(reference) }
+            if let reference, seen.insert(reference).inserted { ids.append(reference) }
         }
         return ids
     }

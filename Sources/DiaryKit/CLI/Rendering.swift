@@ -159,7 +159,8 @@ package enum Rendering {
     package static func snippetText(_ snippet: String, color: Bool) -> String {
         let flat = snippet.replacingOccurrences(of: "\n", with: " ")
         guard color else { return plainSnippet(flat) }
-        return flat.replacingOccurrences(of: "\u{2}", with: "\u{1B}[1;33m").replacingOccurrences(of: "\u{3}", with: "\u{1B}[0m")
+        // The marks stay; Output.line(_:highlight:) turns them into colour as it prints.
+        return flat
     }
 
     /// The passage without its match marks (U+0002, U+0003).

@@ -31,15 +31,15 @@ extension Phrase {
     }
 
     package static func unknownPersona(name: String) -> Phrase {
-        Phrase("沒有這個陪伴角色：\(name)（可選：warm、clear、fun、empath）",
-            "No such companion: \(name) (choose warm, clear, fun or empath).")
+        Phrase("沒有這個陪伴角色：\(TerminalText.quoted(name))（可選：warm、clear、fun、empath）",
+            "No such companion: \(TerminalText.quoted(name)) (choose warm, clear, fun or empath).")
     }
 
     static let defaultPersonaUsed = Phrase("已先使用預設陪伴角色", "Using the default companion for now.")
 
     package static func unknownCommand(name: String) -> Phrase {
-        Phrase("看不懂這個指令：\(name)（可用 /save、/cancel、/persona 名稱）",
-            "Unknown command: \(name) (use /save, /cancel, /persona NAME).")
+        Phrase("看不懂這個指令：\(TerminalText.quoted(name))（可用 /save、/cancel、/persona 名稱）",
+            "Unknown command: \(TerminalText.quoted(name)) (use /save, /cancel, /persona NAME).")
     }
 
     package static let mediaUnavailable = Phrase("媒體無法讀取", "The media can't be read.")
@@ -59,8 +59,8 @@ extension Phrase {
     package static let cancelled = Phrase("已取消；你的訊息已保存，可用 --retry 再試", "Cancelled. Your message is saved; use --retry to try again.")
 
     package static func unknownProvider(name: String) -> Phrase {
-        Phrase("沒有這個模型供應商：\(name)（請在 config.toml 的 [providers.\(name)] 設定，或用 offline）",
-            "No such provider: \(name) (configure [providers.\(name)] in config.toml, or use offline).")
+        Phrase("沒有這個模型供應商：\(TerminalText.quoted(name))（請在 config.toml 的 [providers.\(TerminalText.quoted(name))] 設定，或用 offline）",
+            "No such provider: \(TerminalText.quoted(name)) (configure [providers.\(TerminalText.quoted(name))] in config.toml, or use offline).")
     }
 
     package static let providerSettingUnreadable = Phrase("設定讀取失敗，已使用預設模型", "Couldn't read the provider setting; using the default model.")

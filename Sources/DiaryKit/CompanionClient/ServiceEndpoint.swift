@@ -181,7 +181,7 @@ struct ServiceEndpoint: Sendable {
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let prepared = request
         let started = Date()
-        log.write("\(provider): \(method.rawValue) \(url) (\(body?.count ?? 0) bytes; Authorization: \(key == nil ? "none" : "Bearer <redacted>"))")
+        log.write("\(provider): \(method.rawValue) \(URLRedaction.shown(url)) (\(body?.count ?? 0) bytes; Authorization: \(key == nil ? "none" : "Bearer <redacted>"))")
         do {
             return try await withDeadline(seconds: timeout) {
                 let response = try await HTTPClient.shared.execute(prepared, timeout: .milliseconds(Int64(timeout * 1000)))

@@ -97,7 +97,7 @@ extension Phrase {
     }
 
     static func editorNotFound(_ command: String) -> Phrase {
-        Phrase("無法開啟編輯器「\(command)」；請設定 VISUAL 或 EDITOR", "Cannot start the editor \"\(command)\"; set VISUAL or EDITOR.")
+        Phrase("無法開啟編輯器「\(TerminalText.quoted(command))」；請設定 VISUAL 或 EDITOR", "Cannot start the editor \"\(TerminalText.quoted(command))\"; set VISUAL or EDITOR.")
     }
 
     static func editKept(_ reason: Phrase, path: String) -> Phrase {

@@ -170,9 +170,6 @@ enum ImageHeaders {
     private static func jpeg(_ source: some ByteSource) -> PhotoHeader? {
         let size = source.length
         guard size >= 4 else { return nil }
-        let tail = source.bytes(at: max(0, size - 64), count: 64)
-        guard tail.count == Int(min(64, size)), zip(tail, tail.dropFirst()).contains(where: { $0 == 0xFF && $1 == 0xD9 })
-        else { return nil }
 
         var offset: Int64 = 2
         var exif: [UInt8]?
@@ -206,7 +203,7 @@ enum ImageHeaders {
                 guard length >= 7, frame.count == 5 else { return nil }
                 let height = Int(frame[1]) << 8 | Int(frame[2])
                 let width = Int(frame[3]) << 8 | Int(frame[4])
-                guard width > 0, height > 0 else { return nil }
+                guard width > 0, height > 0, isComplete(source, after: offset + 2 + Int64(length)) else { return nil }
                 return PhotoHeader(width: width, height: height, exifTIFF: exif)
             }
             if code == 0xE1, exif == nil, length > 8 {
@@ -218,6 +215,27 @@ enum ImageHeaders {
             offset += 2 + Int64(length)
         }
         return nil
+    }
+
+    /// A whole JPEG ends with FF D9: at the end of the file, or before what phones append
+    /// after the image (a Motion Photo's video, a maker's trailer). In the scan data after
+    /// the frame header FF is never followed by D9 but at the end, so a file cut short has none.
+    private static func isComplete(_ source: some ByteSource, after start: Int64) -> Bool {
+        let size = source.length
+        let tail = source.bytes(at: max(start, size - 64), count: 64)
+        if zip(tail, tail.dropFirst()).contains(where: { $0 == 0xFF && $1 == 0xD9 }) { return true }
+        var offset = start
+        var previous: UInt8 = 0
+        while offset < size {
+            let chunk = source.bytes(at: offset, count: 1 << 20)
+            guard !chunk.isEmpty else { return false }
+            for byte in chunk {
+                if previous == 0xFF && byte == 0xD9 { return true }
+                previous = byte
+            }
+            offset += Int64(chunk.count)
+        }
+        return false
     }
 
     // MARK: PNG, GIF, WebP

@@ -196,9 +196,19 @@ final class MediaFile: ByteSource {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .missing(path: file.path) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(descriptor, &info) == 0 else {
             _ = close(descriptor)
             throw .missing(path: file.path)
+        }
+        // It exists: say what it is rather than "no such file".
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
+            _ = close(descriptor)
+            throw .unreadable(kind: nil, problem: .folder)
+        default:
+            _ = close(descriptor)
+            throw .unreadable(kind: nil, problem: .notAFile)
         }
         self.descriptor = descriptor
         self.length = Int64(info.st_size)

@@ -26,7 +26,7 @@ extension Phrase {
     }
 
     package static func fileMissing(path: String) -> Phrase {
-        Phrase("找不到檔案：\(path)", "No such file: \(path)")
+        Phrase("找不到檔案：\(TerminalText.quoted(path))", "No such file: \(TerminalText.quoted(path))")
     }
 
     static func toolMissing(name: String) -> Phrase {
@@ -52,6 +52,10 @@ public enum MediaProblem: Sendable, Equatable {
     case notAudio
     case damaged
     case empty
+    /// A folder was given.
+    case folder
+    /// A pipe, a device or a socket was given.
+    case notAFile
 
     /// The reason in the given language.
     public func text(_ language: Language) -> String {
@@ -66,6 +70,10 @@ public enum MediaProblem: Sendable, Equatable {
         case (.damaged, .en): return "the file is damaged or incomplete"
         case (.empty, .zhHant): return "檔案是空的"
         case (.empty, .en): return "the file is empty"
+        case (.folder, .zhHant): return "這是資料夾，不是檔案"
+        case (.folder, .en): return "that is a folder, not a file"
+        case (.notAFile, .zhHant): return "這不是一般檔案（是管線或裝置）"
+        case (.notAFile, .en): return "that is not a regular file (a pipe or a device)"
         }
     }
 }

@@ -28,6 +28,6 @@ extension Phrase {
     }
 
     package static func badReminder(_ text: String) -> Phrase {
-        Phrase("看不懂「\(text)」：請給時間（例如 21:00）或 pause、resume、off", "Can't read \(text): give a time (like 21:00) or pause, resume, off.")
+        Phrase("看不懂「\(TerminalText.quoted(text))」：請給時間（例如 21:00）或 pause、resume、off", "Can't read \(TerminalText.quoted(text)): give a time (like 21:00) or pause, resume, off.")
     }
 }

@@ -15,8 +15,8 @@ extension Phrase {
     static let emptyTrash = Phrase("回收桶是空的", "The trash is empty.")
 
     package static func badDate(text: String) -> Phrase {
-        Phrase("看不懂這個日期：\(text)（可用 2026、2026-11、2026-11-21、today、yesterday）",
-            "Can't read the date \(text) (use 2026, 2026-11, 2026-11-21, today or yesterday).")
+        Phrase("看不懂這個日期：\(TerminalText.quoted(text))（可用 2026、2026-11、2026-11-21、today、yesterday）",
+            "Can't read the date \(TerminalText.quoted(text)) (use 2026, 2026-11, 2026-11-21, today or yesterday).")
     }
 
     package static func moreResults(cursor: String) -> Phrase {
@@ -24,8 +24,8 @@ extension Phrase {
     }
 
     static func badCursor(text: String) -> Phrase {
-        Phrase("看不懂 --after 的值：\(text)（請貼上前一頁給的值，並用相同的 --sort）",
-            "Can't read the --after value \(text) (paste the one the previous page gave, with the same --sort).")
+        Phrase("看不懂 --after 的值：\(TerminalText.quoted(text))（請貼上前一頁給的值，並用相同的 --sort）",
+            "Can't read the --after value \(TerminalText.quoted(text)) (paste the one the previous page gave, with the same --sort).")
     }
 }
 

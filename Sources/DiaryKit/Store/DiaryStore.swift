@@ -31,12 +31,7 @@ public final class DiaryStore: Sendable {
         }
         return try translatingErrors {
             let database = try DatabaseQueue(path: paths.database.path, configuration: configuration)
-            try database.writeWithoutTransaction { db in
-                if try String.fetchOne(db.cachedStatement(sql: "PRAGMA journal_mode")) != "wal" {
-                    try db.cachedStatement(sql: "PRAGMA journal_mode = WAL").execute()
-                }
-            }
-            try Schema.migrate(database, lockFile: paths.home.appendingPathComponent(".migrate.lock"))
+            try Schema.prepare(database, lockFile: paths.home.appendingPathComponent(".migrate.lock"), busyTimeout: busyTimeout)
             // Read first: a search should not take the write lock just to learn the device id.
             let known = try database.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = 'device_id'")) }
             let device = try known ?? database.write { db in try Schema.deviceId(db) }
@@ -168,18 +163,43 @@ enum Schema {
         return migrator
     }
 
-    /// Refuses a database from a newer version; migrates under a file lock so two processes
-    /// opening a new diary at once do not both try to create it.
-    static func migrate(_ database: DatabaseQueue, lockFile: URL) throws {
+    /// Makes the database ready: WAL and every migration. An existing diary is checked
+    /// without locking; anything unfinished (a new diary, an upgrade) is done under a file
+    /// lock, so that two processes opening a new diary at once neither race to create it nor
+    /// read it half made. Refuses a database from a newer version.
+    static func prepare(_ database: DatabaseQueue, lockFile: URL, busyTimeout: TimeInterval) throws {
         let migrator = migrator
-        let state = try database.read { db in
-            (superseded: try migrator.hasBeenSuperseded(db), complete: try migrator.hasCompletedMigrations(db))
+        func state() throws -> (wal: Bool, superseded: Bool, complete: Bool) {
+            try database.read { db in
+                (try String.fetchOne(db.cachedStatement(sql: "PRAGMA journal_mode")) == "wal",
+                 try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db))
+            }
         }
-        if state.superseded { throw StoreError.newerVersion }
-        if state.complete { return }
-        let descriptor = Foundation.open(lockFile.path, O_CREAT | O_RDWR, 0o600)
+        // The common case: an existing, current diary. Any error here (another process is
+        // creating the tables this instant) means: take the lock and look again.
+        if let ready = try? state() {
+            if ready.superseded { throw StoreError.newerVersion }
+            if ready.wal && ready.complete { return }
+        }
+        let descriptor = Foundation.open(lockFile.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         defer { if descriptor >= 0 { close(descriptor) } }
         if descriptor >= 0 { flock(descriptor, LOCK_EX) }
+        // Switching to WAL needs the database to itself and does not wait for a reader that
+        // is still looking at the new file: try again for as long as a write would wait.
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                try database.writeWithoutTransaction { db in
+                    if try String.fetchOne(db.cachedStatement(sql: "PRAGMA journal_mode")) != "wal" {
+                        try db.cachedStatement(sql: "PRAGMA journal_mode = WAL").execute()
+                    }
+                }
+                break
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(10_000)
+            }
+        }
+        if try database.read({ db in try migrator.hasBeenSuperseded(db) }) { throw StoreError.newerVersion }
         try migrator.migrate(database)
     }
 

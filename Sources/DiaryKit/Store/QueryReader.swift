@@ -97,16 +97,18 @@ enum MomentKey {
     /// The smallest key an entry of this moment can have.
     static func lowest(at millis: Int64) -> Int64 { millis * slots }
 
-    /// A free key for a new entry of this moment.
+    /// A free key for a new entry of this moment: after the last one of its millisecond.
     static func next(_ db: Database, occurredAt millis: Int64) throws -> Int64 {
-        var key = lowest(at: millis)
-        if let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
-                                         arguments: [key, key + slots]) {
-            key = last + 1
+        var window = lowest(at: millis)
+        // More than 4096 entries in one millisecond spill into the next millisecond's keys,
+        // a window at a time: one indexed max() per full window, never a probe per key, so
+        // a crafted file of 50,000 entries at one instant stays linear.
+        while true {
+            guard let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(moment_key) FROM entry WHERE moment_key >= ? AND moment_key < ?"),
+                                                arguments: [window, window + slots]) else { return window }
+            if last + 1 < window + slots { return last + 1 }
+            window += slots
         }
-        // More than 4096 entries in one millisecond spill into the next; still unique.
-        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM entry WHERE moment_key = ?"), arguments: [key]) == true { key += 1 }
-        return key
     }
 
     /// Milliseconds at 00:00 UTC of a `YYYY-MM-DD` day.

@@ -7,10 +7,14 @@ public enum Language: String, Sendable, CaseIterable {
 
     /// Parses `zh-Hant`, `zh_TW`, `en`, `en_US.UTF-8` and the like; nil when unknown.
     public init?(tag: String) {
-        let lowered = tag.lowercased().replacingOccurrences(of: "_", with: "-")
-        if lowered.hasPrefix("en") { self = .en }
-        else if lowered.hasPrefix("zh") { self = .zhHant }
-        else { return nil }
+        // "en", "en-GB", "en_US.UTF-8", "zh-Hant", "zh_TW.UTF-8"; not "english" or "fr".
+        let lowered = tag.lowercased()
+        let primary = lowered.prefix { $0 != "-" && $0 != "_" && $0 != "." }
+        switch primary {
+        case "en": self = .en
+        case "zh": self = .zhHant
+        default: return nil
+        }
     }
 
     /// The synced setting that holds the person's language on every device (F-019).

@@ -51,11 +51,11 @@ package enum ExitStatus {
 // Choosing an entry, the store and the configuration: words every command may say.
 extension Phrase {
     package static func entryNotFound(reference: String) -> Phrase {
-        Phrase("找不到這篇日記：\(reference)", "No diary entry matches \(reference).")
+        Phrase("找不到這篇日記：\(TerminalText.quoted(reference))", "No diary entry matches \(TerminalText.quoted(reference)).")
     }
 
     static func entryAmbiguous(reference: String) -> Phrase {
-        Phrase("「\(reference)」對應到不只一篇日記，請多打幾個字", "\(reference) matches more than one entry; type more of its id.")
+        Phrase("「\(TerminalText.quoted(reference))」對應到不只一篇日記，請多打幾個字", "\(TerminalText.quoted(reference)) matches more than one entry; type more of its id.")
     }
 
     package static let noOpenDraft = Phrase("沒有進行中的草稿，請先用 diary-new 建立一篇", "There is no open draft. Start one with diary-new.")
@@ -84,11 +84,11 @@ extension Phrase {
     package static let ioFailure = Phrase("讀寫失敗，請稍後再試；已保存的內容不受影響", "A read or write failed. Try again later; what was saved is safe.")
 
     static func badConfig(detail: String) -> Phrase {
-        Phrase("設定檔有誤：\(detail)", "The configuration has a problem: \(detail)")
+        Phrase("設定檔有誤：\(TerminalText.quoted(detail))", "The configuration has a problem: \(TerminalText.quoted(detail))")
     }
 
     package static func badOption(detail: String) -> Phrase {
-        Phrase("參數有誤：\(detail)", "Invalid option: \(detail)")
+        Phrase("參數有誤：\(TerminalText.quoted(detail))", "Invalid option: \(TerminalText.quoted(detail))")
     }
 
     static func recordFromFuture(id: String) -> Phrase {
@@ -107,7 +107,7 @@ extension Phrase {
     }
 
     static func pageNotInTrash(id: String) -> Phrase {
-        Phrase("回收桶裡找不到這篇日記：\(id)", "No page in the trash matches \(id).")
+        Phrase("回收桶裡找不到這篇日記：\(TerminalText.quoted(id))", "No page in the trash matches \(TerminalText.quoted(id)).")
     }
 
     static func recordContradicts(id: String) -> Phrase {

@@ -24,7 +24,7 @@ package struct ServerAddress: Sendable, Equatable {
     package init(_ text: String) throws(SyncError) {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
-            throw SyncError.badAddress(Self.redact(text))
+            throw SyncError.badAddress(URLRedaction.shown(text))
         }
         let database = String(components.path.drop { $0 == "/" })
         self.host = host
@@ -39,7 +39,7 @@ package struct ServerAddress: Sendable, Equatable {
         case "require": tls = .require
         case "verify-ca": tls = .verifyCA
         case "verify-full": tls = .verifyFull
-        default: throw SyncError.badAddress(Self.redact(text))
+        default: throw SyncError.badAddress(URLRedaction.shown(text))
         }
     }
 
@@ -66,9 +66,4 @@ package struct ServerAddress: Sendable, Equatable {
     }
 
     private static func isLoopback(_ host: String) -> Bool { ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) }
-
-    // An unparseable URL is echoed back without anything between ':' and '@'.
-    private static func redact(_ text: String) -> String {
-        text.replacing(/:[^:@\/]*@/, with: ":…@")
-    }
 }

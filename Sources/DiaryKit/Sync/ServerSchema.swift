@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 2
+    package static let version = 3
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 2.
+    -- InnerBloom Diary: the server side of sync, schema version 3.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 2) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 2)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 3) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 3)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -59,6 +59,10 @@ package enum ServerSchema {
         created_at timestamptz NOT NULL DEFAULT now(),
         server_seq bigint NOT NULL DEFAULT 0
     );
+    -- The channel the person's devices LISTEN on: random, so that nobody who learns a user id
+    -- can listen in on or poke someone else's devices (Postgres lets any login use any channel).
+    ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS channel text NOT NULL
+        DEFAULT ('diary_' || replace(gen_random_uuid()::text, '-', ''));
 
     -- An entry's own fields as the client's record has them (doc), plus the columns the server
     -- sorts and merges by. server_seq is the person's counter value at its last change.
@@ -739,7 +743,7 @@ package enum ServerSchema {
         IF seq <> start_seq THEN
             UPDATE diary.account a SET server_seq = seq WHERE a.user_id = uid;
             -- Wakes the person's other devices that LISTEN; delivered on commit.
-            PERFORM pg_notify('diary_' || replace(uid::text, '-', ''), seq::text);
+            PERFORM pg_notify((SELECT a.channel FROM diary.account a WHERE a.user_id = uid), seq::text);
         END IF;
         RETURN jsonb_build_object('results', results, 'server_seq', seq);
     END
@@ -906,7 +910,8 @@ package enum ServerSchema {
         seq bigint;
     BEGIN
         SELECT a.server_seq INTO seq FROM diary.account a WHERE a.user_id = uid;
-        RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0));
+        RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0),
+                                  'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid));
     END
     $fn$;
 
@@ -958,8 +963,45 @@ package enum ServerSchema {
         diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb)
         TO diary_user;
 
+    -- ---------------------------------------------------------------------------------------
+    -- What the catalog tells any login about everyone's data. Postgres grants PUBLIC the
+    -- statistics views and functions (live row counts per table), the relation sizes and the
+    -- list of roles (every person's login name); a person who logs in with plain SQL could
+    -- count other people's pages. Taken from PUBLIC in this database and given to
+    -- pg_read_all_stats (so monitoring keeps working). Needs a superuser: where the script
+    -- runs without one (a hosted service), the catalog stays as the service set it.
+    DO $catalog$
+    DECLARE
+        object text;
+    BEGIN
+        FOREACH object IN ARRAY ARRAY['pg_stat_all_tables', 'pg_stat_user_tables', 'pg_stat_sys_tables',
+                                      'pg_stat_xact_all_tables', 'pg_stat_xact_user_tables', 'pg_stat_xact_sys_tables',
+                                      'pg_statio_all_tables', 'pg_statio_user_tables', 'pg_statio_sys_tables',
+                                      'pg_stat_all_indexes', 'pg_stat_user_indexes', 'pg_statio_all_indexes',
+                                      'pg_statio_user_indexes', 'pg_statio_all_sequences', 'pg_statio_user_sequences',
+                                      'pg_stat_user_functions', 'pg_stat_xact_user_functions', 'pg_stat_database',
+                                      'pg_roles', 'pg_user', 'pg_auth_members'] LOOP
+            IF to_regclass('pg_catalog.' || object) IS NOT NULL THEN
+                EXECUTE format('REVOKE SELECT ON pg_catalog.%I FROM PUBLIC', object);
+                EXECUTE format('GRANT SELECT ON pg_catalog.%I TO pg_read_all_stats', object);
+            END IF;
+        END LOOP;
+        FOR object IN
+            SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p
+            WHERE p.pronamespace = 'pg_catalog'::regnamespace
+              AND (p.proname LIKE 'pg\_stat\_get\_%' OR p.proname IN ('pg_total_relation_size', 'pg_relation_size', 'pg_table_size',
+                                                               'pg_indexes_size', 'pg_database_size'))
+        LOOP
+            EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', object);
+            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO pg_read_all_stats', object);
+        END LOOP;
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'not a superuser: the statistics views, relation sizes and role list stay readable to every login';
+    END
+    $catalog$;
+
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (2, 'diary-v2-entry-parts', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (3, 'diary-v3-private-channels', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -50,7 +50,9 @@ package struct SyncWatcher: Sendable {
         synced(try await engine.run(server))
         connected()
         let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let channel = "diary_" + credentials.userId.replacingOccurrences(of: "-", with: "")
+        // The person's own random channel; a server from before schema 3 used the user id.
+        let channel = try await server.json("SELECT diary.whoami()::text")["channel"]?.stringValue
+            ?? "diary_" + credentials.userId.replacingOccurrences(of: "-", with: "")
         let store = store
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

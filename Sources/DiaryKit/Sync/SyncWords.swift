@@ -26,8 +26,8 @@ extension Phrase {
     }
 
     static func badServerAddress(url: String) -> Phrase {
-        Phrase("伺服器位址看不懂：\(url)（應為 postgres://使用者@主機/資料庫）",
-            "Cannot understand the server address: \(url) (expected postgres://user@host/database).")
+        Phrase("伺服器位址看不懂：\(TerminalText.quoted(url))（應為 postgres://使用者@主機/資料庫）",
+            "Cannot understand the server address: \(TerminalText.quoted(url)) (expected postgres://user@host/database).")
     }
 
     package static let passwordNeeded = Phrase("需要密碼：請在終端機輸入，或用 --password-stdin 從標準輸入提供",
@@ -46,8 +46,8 @@ extension Phrase {
         "This diary already syncs with another account; to switch, run diary-sync logout --wipe-local first.")
 
     static func badUserName(name: String) -> Phrase {
-        Phrase("帳號名稱只能用小寫英文字母、數字和底線，且以字母開頭：\(name)",
-            "A user name may only hold lowercase letters, digits and underscores, starting with a letter: \(name)")
+        Phrase("帳號名稱只能用小寫英文字母、數字和底線，且以字母開頭：\(TerminalText.quoted(name))",
+            "A user name may only hold lowercase letters, digits and underscores, starting with a letter: \(TerminalText.quoted(name))")
     }
 
     static func userExists(name: String) -> Phrase {

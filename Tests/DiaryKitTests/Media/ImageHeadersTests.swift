@@ -105,8 +105,8 @@ import Testing
 
         let real = MediaFixtures.shared.bytes("x.jpg")
         #expect(ImageHeaders.photo(.jpeg, in: MemoryBytes(Array(real.prefix(real.count / 2)))) == nil)
-        // An end marker more than 64 bytes before the end does not count.
-        #expect(ImageHeaders.photo(.jpeg, in: MemoryBytes(real + [UInt8](repeating: 0, count: 100))) == nil)
+        // Data after the end marker (what phones append) leaves the image whole.
+        #expect(ImageHeaders.photo(.jpeg, in: MemoryBytes(real + [UInt8](repeating: 0, count: 100)))?.width == 64)
         // Fill bytes before a marker are allowed.
         let filled = Array(real[0..<2]) + [0xFF, 0xFF] + Array(real[2...])
         #expect(ImageHeaders.photo(.jpeg, in: MemoryBytes(filled))?.width == 64)
@@ -138,6 +138,16 @@ import Testing
         var badStartCode = webp
         badStartCode[23] = 0
         #expect(ImageHeaders.photo(.webp, in: MemoryBytes(badStartCode)) == nil)
+    }
+
+    @Test func aJPEGWithAVideoAfterItsEndIsWhole() {
+        // Motion Photos: the camera appends the clip (an MP4) after the image's end marker.
+        let jpeg = MediaFixtures.shared.bytes("x.jpg")
+        let motion = jpeg + MediaFixtures.shared.bytes("x.mp4")
+        let header = ImageHeaders.photo(.jpeg, in: MemoryBytes(motion))
+        #expect(header != nil && header?.width == ImageHeaders.photo(.jpeg, in: MemoryBytes(jpeg))?.width)
+        let cut = Array(jpeg.prefix(jpeg.count - 40))
+        #expect(ImageHeaders.photo(.jpeg, in: MemoryBytes(cut)) == nil, "still refused when cut short")
     }
 
     @Test func garbageAfterMagicNeverTraps() {

@@ -192,13 +192,13 @@ import Testing
         #expect(throws: MediaError.missing(path: missing.path)) {
             try MediaIntake.inspect(missing, limits: limits, timeZone: utc)
         }
-        #expect(throws: MediaError.missing(path: directory.path)) {
+        #expect(throws: MediaError.unreadable(kind: nil, problem: .folder)) {
             try MediaIntake.inspect(directory, limits: limits, timeZone: utc)
         }
         // A named pipe must be refused without blocking on the open.
         let fifo = directory.appendingPathComponent("pipe.jpg")
         #expect(mkfifo(fifo.path, 0o644) == 0)
-        #expect(throws: MediaError.missing(path: fifo.path)) {
+        #expect(throws: MediaError.unreadable(kind: nil, problem: .notAFile)) {
             try MediaIntake.inspect(fifo, limits: limits, timeZone: utc)
         }
         // A symbolic link to a photo is followed.

@@ -154,6 +154,28 @@ import Testing
                 "two entries of one moment get neighbouring keys")
     }
 
+    @Test func entriesSharingOneMillisecondCostNoMoreThanDistinctOnes() throws {
+        // Counted in SQL statements, not seconds: a probe per taken key made 5,000 entries
+        // at one instant quadratic (the spill past 4,096 keys probed one key at a time).
+        func statements(_ instants: (Int) -> Date) throws -> (Int, [Int64]) {
+            let diary = try TestDiary()
+            let counter = StatementCounter()
+            try diary.store.database.inDatabase { db in db.trace { _ in counter.add() } }
+            let zone = TimeZone(identifier: "UTC")!
+            try diary.store.importEntries((0..<5_000).map {
+                ImportedEntry(occurredAt: instants($0), timeZone: zone, note: "第 \($0) 篇", persona: "warm", title: nil, summary: nil,
+                              tags: [], messages: [])
+            })
+            let keys = try diary.store.read { db in try Int64.fetchAll(db, sql: "SELECT moment_key FROM entry ORDER BY moment_key") }
+            return (counter.count, keys)
+        }
+        let instant = moment("2024-05-01 10:00")
+        let (distinct, _) = try statements { instant.addingTimeInterval(Double($0)) }
+        let (shared, keys) = try statements { _ in instant }
+        #expect(shared <= distinct + 5_000, "at most one more statement per entry: \(shared) against \(distinct)")
+        #expect(Set(keys).count == 5_000 && keys.first == MomentKey.lowest(at: Timestamps.millis(instant)))
+    }
+
     @Test func theFullTextRowFollowsEveryChange() throws {
         let diary = try TestDiary()
         let id = try diary.draft("今天去海邊")
@@ -191,4 +213,12 @@ import Testing
         let hlcs = try diary.store.read { db in try String.fetchAll(db, sql: "SELECT hlc FROM message") }
         #expect(Set(hlcs).count == 50, "every change has its own clock reading")
     }
+}
+
+/// Counts the statements a connection runs (GRDB's trace hook).
+final class StatementCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    var count: Int { lock.withLock { total } }
+    func add() { lock.withLock { total += 1 } }
 }

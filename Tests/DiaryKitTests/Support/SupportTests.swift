@@ -295,3 +295,29 @@ import Testing
         #expect(Hex.string([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
     }
 }
+
+@Suite struct TerminalTextTests {
+    @Test func controlsAreShownNotObeyed() {
+        #expect(TerminalText.neutralized("a\u{1B}[2Jb\u{07}c\rd\u{7F}") == "a^[[2Jb^Gc^Md^?")
+        #expect(TerminalText.neutralized("x\u{202E}y\u{2066}z\u{9B}") == "x<U+202E>y<U+2066>z<U+009B>")
+        #expect(TerminalText.neutralized("行一\n\t行二 海邊 👨‍👩‍👧") == "行一\n\t行二 海邊 👨‍👩‍👧", "text, line feeds and tabs stay")
+        #expect(TerminalText.neutralized("a\u{2}海\u{3}b", highlight: true) == "a\u{1B}[1;33m海\u{1B}[0mb")
+        #expect(TerminalText.neutralized("a\u{2}海\u{3}b") == "a^B海^Cb")
+    }
+
+    @Test func quotesAreShort() {
+        #expect(TerminalText.quoted(String(repeating: "字", count: 1_000_000)).count == 81)
+        #expect(TerminalText.quoted("01a2\u{1B}") == "01a2^[")
+    }
+}
+
+@Suite struct URLRedactionTests {
+    @Test func passwordsAndSecretParametersNeverShow() {
+        #expect(URLRedaction.shown("postgres://bob:a:b/c@d@db.example:6543/diary?sslmode=maybe") == "postgres://bob:…@db.example:6543/diary?sslmode=maybe")
+        #expect(URLRedaction.shown("https://me:pw@proxy.example/v1?api-key=sk-123&deployment=x&Token=t")
+                == "https://me:…@proxy.example/v1?api-key=…&deployment=x&Token=…")
+        #expect(URLRedaction.shown("https://api.example/v1") == "https://api.example/v1")
+        #expect(URLRedaction.shown("postgres://bob@db.example/diary") == "postgres://bob@db.example/diary", "a user name alone stays")
+        #expect(URLRedaction.shown("bob:secret@db.example") == "bob:…@db.example", "no scheme: still no password")
+    }
+}

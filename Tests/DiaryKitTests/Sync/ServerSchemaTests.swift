@@ -131,6 +131,19 @@ struct ServerSchemaTests {
         #expect(await server.attempt("UPDATE diary.config SET value = '\"remote\"' WHERE key = 'provider'", as: bob).sqlState == "42501")
         #expect(await server.attempt("INSERT INTO diary.config VALUES ('extra', '1')", as: bob).sqlState == "42501")
         #expect(await server.attempt("SELECT diary.add_user('\(bob.role)_2', 'secret')", as: bob).sqlState == "42501")
+        // Nor count her rows through the catalog, size her media, or list the logins.
+        for probe in ["SELECT sum(n_live_tup) FROM pg_stat_user_tables", "SELECT n_live_tup FROM pg_stat_all_tables WHERE relname = 'entry'",
+                      "SELECT pg_stat_get_live_tuples('diary.entry'::regclass)", "SELECT pg_total_relation_size('diary.media_chunk')",
+                      "SELECT pg_relation_size('diary.entry')", "SELECT pg_database_size(current_database())",
+                      "SELECT heap_blks_read FROM pg_statio_user_tables", "SELECT rolname FROM pg_roles", "SELECT usename FROM pg_user"] {
+            #expect(await server.attempt(probe, as: bob).sqlState == "42501", "\(probe)")
+        }
+        // Devices are woken on a random channel of the person's own, not one named after the user id.
+        let channels = try await server.admin("SELECT channel FROM diary.account WHERE user_id IN ('\(alice.id)', '\(bob.id)') ORDER BY user_id")
+        let parts = (channels ?? "").split(separator: "\n").map(String.init)
+        #expect(parts.count == 2 && Set(parts).count == 2 && parts.allSatisfy { $0.hasPrefix("diary_") && $0.count == 38 })
+        #expect(!(channels ?? "").contains(alice.id.replacingOccurrences(of: "-", with: "")))
+        #expect(try await server.run("SELECT count(*) FROM diary.account WHERE channel IS NOT NULL", as: bob) == "1", "only his own")
         #expect(await !server.attempt("SET ROLE \(alice.role)", as: bob).succeeded)
         #expect(await !server.attempt("SET SESSION AUTHORIZATION \(alice.role)", as: bob).succeeded)
 

@@ -29,7 +29,7 @@ final class LiveReply: @unchecked Sendable {
         lock.withLock {
             if waitingShown {
                 // Erase the waiting line: carriage return, clear to end of line.
-                try? Output.standardErrorFragment("\r\u{1B}[K")
+                try? Output.standardErrorFragment("", control: "\r\u{1B}[K")
                 waitingShown = false
             }
             if !printedAnything { try? Output.fragment(prefix) }
@@ -41,7 +41,7 @@ final class LiveReply: @unchecked Sendable {
     /// Ends the line of a printed reply, or takes back the waiting line.
     func finish() {
         lock.withLock {
-            if waitingShown { try? Output.standardErrorFragment("\r\u{1B}[K") }
+            if waitingShown { try? Output.standardErrorFragment("", control: "\r\u{1B}[K") }
             waitingShown = false
             if printedAnything { try? Output.fragment("\n") }
         }

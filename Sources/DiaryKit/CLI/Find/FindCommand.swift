@@ -156,7 +156,8 @@ package struct FindCommand: DiaryCommand {
                 try Output.line(Rendering.entryPage(hit.entry, language: context.language, paths: context.paths) + "\n")
             } else {
                 try Output.line(Rendering.entryRow(hit.entry, language: context.language,
-                                                   snippet: hit.snippet.map { Rendering.snippetText($0, color: colored) }))
+                                                   snippet: hit.snippet.map { Rendering.snippetText($0, color: colored) }),
+                                highlight: colored)
             }
         }
         if !context.json, result.more, let last = result.hits.last {

@@ -290,7 +290,7 @@ final class ProgressMeter {
         }
         let line = Phrase.progressLine(done: ByteCount.text(progress.bytesDone), total: progress.bytesTotal.map(ByteCount.text),
                                        files: progress.filesDone, rate: ByteCount.text(Int64(rate)), eta: eta).text(language)
-        try? Output.standardErrorFragment("\r\u{1B}[2K" + line)
+        try? Output.standardErrorFragment(line, control: "\r\u{1B}[2K")
         drawn = true
     }
 
@@ -298,6 +298,6 @@ final class ProgressMeter {
     func finish() {
         guard drawn else { return }
         drawn = false
-        try? Output.standardErrorFragment("\r\u{1B}[2K")
+        try? Output.standardErrorFragment("", control: "\r\u{1B}[2K")
     }
 }
