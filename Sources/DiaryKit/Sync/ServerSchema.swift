@@ -846,7 +846,8 @@ package enum ServerSchema {
         SELECT count(*), coalesce(sum(octet_length(c.bytes)), 0) INTO present, total
           FROM diary.media_chunk c
          WHERE c.user_id = uid AND c.sha256 = sha AND c.n BETWEEN 0 AND finish_media.chunks - 1;
-        IF present <> finish_media.chunks OR total <> finish_media.bytes THEN
+        -- An empty file is never a photo: nothing with no bytes is marked complete.
+        IF finish_media.chunks < 1 OR finish_media.bytes < 1 OR present <> finish_media.chunks OR total <> finish_media.bytes THEN
             RETURN false;
         END IF;
         INSERT INTO diary.media_object (user_id, sha256, bytes, chunks, name)

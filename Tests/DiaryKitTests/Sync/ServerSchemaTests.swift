@@ -450,6 +450,10 @@ struct ServerSchemaTests {
         #expect(try await server.run("SELECT diary.missing_chunks('\(file)', 3)", as: alice) == "{}")
         #expect(try await server.run("SELECT diary.finish_media('\(file)', 11, 3, '\(name)')", as: alice) == "f")   // wrong size
         #expect(try await server.run("SELECT diary.finish_media('\(file)', 10, 3, '\(name)')", as: alice) == "t")
+        // Nothing with no bytes is ever complete.
+        let nothing = fakeSHA256("nothing")
+        #expect(try await server.run("SELECT diary.finish_media('\(nothing)', 0, 0, '\(alice.id)/\(randomId())/\(nothing).jpg')", as: alice) == "f")
+        #expect(try await server.run("SELECT diary.present_media(ARRAY['\(nothing)'])", as: alice) == "{}")
         #expect(try await server.run("SELECT diary.present_media(ARRAY['\(file)', '\(fakeSHA256("other"))'])", as: alice) == "{\(file)}")
         #expect(try await server.run("SELECT string_agg(encode(bytes, 'hex'), '' ORDER BY n) FROM diary.media_chunk WHERE user_id = auth.uid() AND sha256 = '\(file)'",
                                as: alice) == "00010203040506070809")
