@@ -246,6 +246,14 @@ package struct SyncEngine: Sendable {
         }
         if transfers.isEmpty { return }
         let present = try await objectsPresent(server, transfers)
+        var fetched: Set<String> = []
+        // The thumbnails of what arrived are made here: lists, --show and the HTML site need them.
+        defer {
+            let items = Set(transfers.filter { fetched.contains($0.sha256) }.map(\.entryId)).flatMap { id in
+                ((try? store.entry(id: id))?.media ?? []).filter { fetched.contains($0.sha256) }
+            }
+            MediaPreviews.ensure(items, store: store)
+        }
         for transfer in transfers {
             guard present.contains(transfer.sha256) else {
                 // The row came first; its bytes follow once the other device has sent them.
@@ -255,6 +263,7 @@ package struct SyncEngine: Sendable {
             if try await download(server, transfer, into: folder) {
                 try store.finishTransfer(sha256: transfer.sha256, direction: "down")
                 report.mediaFetched += 1
+                fetched.insert(transfer.sha256)
             } else {
                 try store.failTransfer(sha256: transfer.sha256, direction: "down", error: "bytes did not match their name")
             }

@@ -267,6 +267,21 @@ struct SyncEngineTests {
         #expect(try b.store.syncLedgerState().mediaToFetch == 0)
     }
 
+    @Test func aDeviceThatPullsAPhotoMakesItsThumbnail() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let item = try a.mediaFile(MediaFixtures.shared.bytes("x.jpg"))
+        let entry = try a.diary.draft("照片", media: [item])
+        #expect(MediaPreviews.ensure(try a.store.entry(id: entry).media, store: a.store) == 1)
+        try await a.sync()
+        // The row names A's thumbnail, but thumbnails do not travel: B makes its own.
+        #expect(try await b.sync().mediaFetched == 1)
+        let pulled = try #require(try b.store.entry(id: entry).media.first)
+        let thumbnail = try #require(pulled.thumbnailPath)
+        #expect(FileManager.default.fileExists(atPath: b.store.paths.thumbnails.appendingPathComponent(thumbnail).path))
+    }
+
     @Test func aRowArrivesBeforeItsMediaAndCorruptBytesAreNeverInstalled() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()
