@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -219,4 +219,11 @@ CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS N
 CREATE TRIGGER entry_total_hidden AFTER UPDATE OF deleted_at, trashed_at ON entry
     WHEN (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
     BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL THEN 1 ELSE -1 END; END;
+
+CREATE TABLE pulled_reject (
+    id INTEGER PRIMARY KEY,
+    record TEXT NOT NULL,
+    problem TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+);
 

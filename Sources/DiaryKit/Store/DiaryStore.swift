@@ -160,6 +160,18 @@ enum Schema {
         migrator.registerMigration("v7-star-trash-order-history") { db in
             try db.execute(sql: v7)
         }
+        // A pulled record this build cannot read is kept aside, so one bad record does not
+        // stop every later sync; `diary-sync status` shows them.
+        migrator.registerMigration("v8-pulled-rejects") { db in
+            try db.execute(sql: """
+                CREATE TABLE pulled_reject (
+                    id INTEGER PRIMARY KEY,
+                    record TEXT NOT NULL,
+                    problem TEXT NOT NULL,
+                    received_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 

@@ -37,6 +37,8 @@ public struct SyncLedgerState: Sendable {
     public var pending: Int
     public var deadLetters: [DeadLetter]
     public var conflicts: Int
+    /// Pulled records this build could not read, kept aside.
+    public var rejected: Int
     public var mediaToSend: Int
     public var mediaToFetch: Int
     public var lastSyncAt: Date?
@@ -127,9 +129,14 @@ extension DiaryStore {
 
     /// Merges pulled records and moves the cursor in one transaction, so a crash either
     /// keeps both or neither. Media whose bytes are not here yet are queued to fetch.
-    package func applyPulled(records: [EntryRecord], settings: [SettingRecord], cursor: Int64, userId: String) throws -> MergeReport {
+    package func applyPulled(records: [EntryRecord], settings: [SettingRecord], rejects: [(record: String, problem: String)] = [],
+                             cursor: Int64, userId: String) throws -> MergeReport {
         try write { db in
             let report = try mergeFromServer(db, records: records, settings: settings)
+            for reject in rejects {
+                try db.cachedStatement(sql: "INSERT INTO pulled_reject(record, problem, received_at) VALUES (?, ?, ?)")
+                    .execute(arguments: [reject.record, reject.problem, Timestamps.millis(Date())])
+            }
             let media = ContentAddressedFolder(paths.media)
             for record in records {
                 try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, record.id])
@@ -240,6 +247,7 @@ extension DiaryStore {
                 pending: try count("SELECT count(*) FROM outbox WHERE dead_at IS NULL AND table_name != 'tag'"),
                 deadLetters: dead,
                 conflicts: try count("SELECT count(*) FROM conflict"),
+                rejected: try count("SELECT count(*) FROM pulled_reject"),
                 mediaToSend: try count("SELECT count(*) FROM media_transfer WHERE direction = 'up'"),
                 mediaToFetch: try count("SELECT count(*) FROM media_transfer WHERE direction = 'down'"),
                 lastSyncAt: try Self.syncState(db, "last_sync_at").flatMap(Int64.init).map(Timestamps.date(millis:)),
@@ -257,7 +265,7 @@ extension DiaryStore {
             try db.execute(sql: """
                 DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
                 DELETE FROM entry; DELETE FROM tag; DELETE FROM setting; DELETE FROM usage; DELETE FROM conflict;
-                DELETE FROM outbox; DELETE FROM media_transfer; DELETE FROM media_on_server;
+                DELETE FROM outbox; DELETE FROM media_transfer; DELETE FROM media_on_server; DELETE FROM pulled_reject;
                 DELETE FROM sync_state WHERE key != 'hlc';
                 """)
         }

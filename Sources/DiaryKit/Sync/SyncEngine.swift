@@ -9,6 +9,8 @@ package struct SyncReport: Sendable, Equatable {
     package var pushed = 0
     package var refused = 0
     package var pulled = 0
+    /// Pulled records that could not be read, kept aside (`status` counts them).
+    package var rejected = 0
     package var settingsPulled = 0
     package var conflictsKept = 0
     package var mediaSent = 0
@@ -152,20 +154,23 @@ package struct SyncEngine: Sendable {
             }
             var records: [EntryRecord] = []
             var settings: [SettingRecord] = []
-            do {
-                for item in items {
-                    guard let record = item["record"] else { throw SyncError.serverState("pull item") }
+            var rejects: [(record: String, problem: String)] = []
+            for item in items {
+                guard let record = item["record"] else { throw SyncError.serverState("pull item") }
+                do {
                     if record["kind"]?.stringValue == "setting" {
                         settings.append(try SettingRecord(syncJSON: record))
                     } else {
                         records.append(try EntryRecord(json: record))
                     }
+                } catch let error as RecordDecodingError {
+                    // One record nobody can read must not stop every later sync: kept aside, the cursor moves on.
+                    rejects.append((record.serialized, error.field))
                 }
-            } catch is RecordDecodingError {
-                throw SyncError.serverState("record")
             }
+            report.rejected += rejects.count
             if !items.isEmpty || next != cursor {
-                let merged = try store.applyPulled(records: records, settings: settings, cursor: next, userId: userId)
+                let merged = try store.applyPulled(records: records, settings: settings, rejects: rejects, cursor: next, userId: userId)
                 // What changed here: this device's own changes coming back count for nothing.
                 report.pulled += records.count - merged.unchanged
                 report.settingsPulled += merged.settingsChanged

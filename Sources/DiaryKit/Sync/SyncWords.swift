@@ -126,6 +126,11 @@ extension Phrase {
         Phrase("媒體：待上傳 \(send) 個、待下載 \(fetch) 個", "Media: \(send) to send, \(fetch) to fetch.")
     }
 
+    package static func pulledRejected(count: Int) -> Phrase {
+        Phrase("有 \(count) 筆從伺服器取回的資料無法讀取，已另外保留在這台裝置上，同步照常進行（可能來自較新版本，請更新程式）",
+            "\(count) record\(count == 1 ? "" : "s") from the server could not be read and \(count == 1 ? "was" : "were") kept aside on this device; sync goes on (perhaps from a newer version: please update).")
+    }
+
     package static func deadLetterLine(table: String, row: String, error: String) -> Phrase {
         Phrase("無法同步：\(table) \(row)（\(error)）", "Refused: \(table) \(row) (\(error))")
     }

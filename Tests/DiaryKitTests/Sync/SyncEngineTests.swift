@@ -267,6 +267,27 @@ struct SyncEngineTests {
         #expect(try b.store.syncLedgerState().mediaToFetch == 0)
     }
 
+    @Test func aRecordNobodyCanReadIsKeptAsideAndSyncGoesOn() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice), b = try TestDevice(alice)
+        let poisoned = try a.diary.page("壞掉的那一篇", tags: ["x"])
+        try await a.sync()
+        // Written past the server's checks, straight into the table: a time no client can read.
+        try await server.adminText("UPDATE diary.entry SET doc = jsonb_set(doc, '{occurred_at}', '\"someday\"') WHERE id = '\(poisoned)'")
+        let first = try await b.sync()
+        #expect(first.rejected == 1)
+        #expect(try b.store.syncLedgerState().rejected == 1)
+        #expect(throws: StoreError.self) { try b.store.entry(id: poisoned) }
+        // The cursor moved on: what A writes next still arrives.
+        let next = try a.diary.page("之後的一篇", tags: ["y"])
+        try await a.sync()
+        let second = try await b.sync()
+        #expect(second.rejected == 0 && second.pulled == 1)
+        #expect(try b.store.entry(id: next).title == "之後的一篇")
+        #expect(try b.store.read { db in try String.fetchOne(db, sql: "SELECT problem FROM pulled_reject") } == "occurred_at")
+    }
+
     @Test func aDeviceThatPullsAPhotoMakesItsThumbnail() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()

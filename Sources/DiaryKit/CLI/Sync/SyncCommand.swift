@@ -179,6 +179,7 @@ struct SyncStatusCommand: DiaryCommand {
                              ("failed_at", .string(Timestamps.rfc3339(letter.failedAt, zone: .current)))])
                 })),
                 ("conflicts", .int(Int64(state.conflicts))),
+                ("rejected", .int(Int64(state.rejected))),
                 ("media_to_send", .int(Int64(state.mediaToSend))),
                 ("media_to_fetch", .int(Int64(state.mediaToFetch))),
                 ("last_sync_at", .optional(lastSync)),
@@ -201,6 +202,7 @@ struct SyncStatusCommand: DiaryCommand {
         for letter in state.deadLetters {
             try Output.line(Phrase.deadLetterLine(table: letter.table, row: letter.rowId, error: letter.error).text(context.language))
         }
+        if state.rejected > 0 { try Output.line(Phrase.pulledRejected(count: state.rejected).text(context.language)) }
     }
 }
 
@@ -267,6 +269,7 @@ enum SyncRunner {
         let report = try await engine.run(credentials, steps: steps)
         try print(report, json: context.json, language: context.language)
         if report.refused > 0 { context.say(.syncRefused(count: report.refused)) }
+        if report.rejected > 0 { context.say(.pulledRejected(count: report.rejected)) }
     }
 
     /// One line of what moved: JSON for programs, a sentence for people.
