@@ -6,7 +6,8 @@
 # bsdtar, zstd and xz (to check that ordinary tools read our archives), Chromium (to load
 # the HTML export headless), the PostgreSQL server and client (the sync tests start a
 # throwaway cluster on loopback), nm/readelf (what a binary links), groff and man (the man
-# pages render without warnings), systemd-analyze (the reminder's timer units verify).
+# pages render without warnings), systemd-analyze (the reminder's timer units verify), GNU
+# time (peak memory of a command).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -27,6 +28,8 @@ if [ "${1:-}" = "--tests" ]; then
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
     done
     [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)
+    # GNU time (not the shell's keyword) measures a child's peak memory.
+    [ -x /usr/bin/time ] || missing+=(time)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

@@ -37,6 +37,17 @@ free_port() {
     die "no free port between 55432 and 55999"
 }
 
+# Descriptors the caller left open (a test runner's pipes and sockets) would pass on to the
+# server: it counts them against its own file limit (and refuses to start past ~950) and
+# would hold the caller's pipes open. The server gets 0-2 only; 255 is bash's own script.
+close_inherited() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [[ $fd -gt 2 && $fd -ne 255 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
+
 is_running() { as_pg "$PG_BIN/pg_ctl" -D "$1/data" status >/dev/null 2>&1; }
 
 start() {
@@ -101,9 +112,11 @@ stop() {
 restart() {
     local dir=$1
     [[ -f "$dir/data/PG_VERSION" ]] || die "no cluster in $dir"
-    as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -s restart >/dev/null
+    as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -s restart >/dev/null \
+        || { tail -20 "$dir/server.log" >&2; die "the server did not restart"; }
 }
 
+close_inherited
 [[ $# -ge 2 ]] || die "usage: pg-cluster.sh start DIR [PORT] | stop DIR | restart DIR | url DIR"
 case $1 in
     start) start "$2" "${3:-}" ;;

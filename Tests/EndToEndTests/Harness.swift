@@ -101,6 +101,31 @@ final class Sandbox: @unchecked Sendable {
         }
     }
 
+    /// Runs a tool with stdin from /dev/null and stdout into `output`, and returns its exit
+    /// status and peak resident memory in bytes. GNU time forks the tool from its own small
+    /// process and reads wait4's count: measured from here, a child spawned by the test
+    /// process would inherit the test process's own peak (Linux keeps it across exec).
+    func runMeasuringMemory(_ tool: String, _ arguments: [String], output: URL) throws -> (status: Int32, peakBytes: Int) {
+        let report = root.appendingPathComponent("peak-memory")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let time = "/usr/bin/time"
+        let argv = ([time, "-f", "%M", "-o", report.path, Sandbox.binaries.appendingPathComponent(tool).path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, time, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let kilobytes = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last.flatMap { Int($0) }
+        return ((status >> 8) & 0xff, try #require(kilobytes, "GNU time reported a peak") * 1024)
+    }
+
     /// Runs a tool with text on stdin.
     @discardableResult
     func run(_ tool: String, _ arguments: [String] = [], stdin text: String) throws -> RunResult {

@@ -98,6 +98,9 @@ struct ProviderTests {
         let fake = try await FakeOpenAI.start(apiKey: Self.key)
         defer { Task { try? await fake.shutdown() } }
         let sandbox = try sandbox(fake)
+        // The host such a URL names is looked up in DNS; where no name server answers, the
+        // resolver's defaults (5 s, twice, per address family, per attempt) would stall the test.
+        sandbox.extraEnvironment["RES_OPTIONS"] = "timeout:1 attempts:1"
         let config = sandbox.root.appendingPathComponent("config/diary/config.toml")
         let secretURL = fake.baseURL.replacingOccurrences(of: "://", with: "://me:p@ss/w:rd@") + "?api-key=sk-in-the-query-42"
         try String(contentsOf: config, encoding: .utf8).replacingOccurrences(of: fake.baseURL, with: secretURL)

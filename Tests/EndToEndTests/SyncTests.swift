@@ -176,6 +176,56 @@ struct SyncTests {
         #expect(try b.run("diary-find", ["--json"]).lines.count == 3)
     }
 
+    @Test("a full media space: pages sync, files stay here (69, in words), and go up once the operator raises the limit")
+    func mediaSpaceFull() throws {
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+        #expect(try server.login(a).status == 0)
+        #expect(try server.login(b).status == 0)
+        let limited = try a.run("diary-sync", ["quota", "--url", server.admin, "--user", server.user, "1K", "--json"])
+        #expect(limited.status == 0, "\(limited.stderr)")
+        #expect(limited.lines.first?["limit_bytes"] as? Int == 1000)
+        #expect(limited.lines.first?["used_bytes"] as? Int == 0)
+        try page(a, "by the river", photo: try a.makeMedia("river.jpg"))
+        try page(a, "at the market", photo: try a.makeMedia("market.jpg", size: "400x300"))
+
+        let full = try a.run("diary-sync", ["--json"])
+        #expect(full.status == 69)
+        #expect(full.stderr.contains("media space on the server is used up"), "\(full.stderr)")
+        #expect(full.stderr.contains("2 media files stay on this device"))
+        let report = try #require(full.lines.first)
+        #expect(report["pushed"] as? Int == 2)
+        #expect(report["media_sent"] as? Int == 0)
+        #expect(report["media_over_quota"] as? Int == 2)
+        #expect(try server.count("entry") == 2)
+        #expect(try server.count("media_object") == 0)
+        let status = try a.run("diary-sync", ["status", "--json"])
+        #expect(status.lines.first?["last_error"] as? String == "media space used up")
+        a.language = "zh_TW.UTF-8"
+        let again = try a.run("diary-sync", [])
+        #expect(again.status == 69)
+        #expect(again.stderr.contains("伺服器上你的媒體空間已經用完"))
+        #expect(!again.stdout.contains("已是最新"))
+        a.language = "en_US.UTF-8"
+
+        // The operator's mistakes are named.
+        let badSize = try a.run("diary-sync", ["quota", "--url", server.admin, "lots"])
+        #expect(badSize.status == 64)
+        #expect(badSize.stderr.contains("Cannot understand this size"))
+        let nobody = try a.run("diary-sync", ["quota", "--url", server.admin, "--user", "nobody_here", "2G"])
+        #expect(nobody.status == 66)
+        #expect(nobody.stderr.contains("No such login on the server"))
+
+        let lifted = try a.run("diary-sync", ["quota", "--url", server.admin, "--user", server.user, "none", "--readable"])
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        #expect(lifted.stdout.contains("limit none"))
+        #expect(try sync(a)["media_sent"] as? Int == 2)
+        #expect(try server.count("media_object") == 2)
+        let pulled = try sync(b)
+        #expect(pulled["pulled"] as? Int == 2)
+        #expect(pulled["media_fetched"] as? Int == 2)
+    }
+
     @Test("the server restarted mid-batch: exit 75, nothing lost, a rerun finishes")
     func serverRestartMidBatch() async throws {
         let dir = try #require(clusterDir)
@@ -192,7 +242,8 @@ struct SyncTests {
         let syncing = Task { try await a.runDetached("diary-sync", []) }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, try server.count("entry") < 20 { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(try await Self.restartServer(dir) == 0)
+        let restarted = try await Self.restartServer(dir)
+        #expect(restarted == 0, "\((try? String(contentsOfFile: dir + "/restart.log", encoding: .utf8)) ?? "")")
         let interrupted = try await syncing.value
         a.extraEnvironment = [:]
         #expect(interrupted.status == 75, "\(interrupted.stderr)")
@@ -377,8 +428,8 @@ struct SyncTests {
     }
 
     /// Restarts the test cluster and returns the script's exit status. Spawned and reaped
-    /// by hand, output to /dev/null: Foundation's Process missed the exit of this script
-    /// (whose server, started through runuser, outlives it) and waited forever.
+    /// by hand, output to DIR/restart.log: Foundation's Process missed the exit of this
+    /// script (whose server, started through runuser, outlives it) and waited forever.
     static func restartServer(_ dir: String) async throws -> Int32 {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
@@ -386,9 +437,9 @@ struct SyncTests {
                 var actions = posix_spawn_file_actions_t()
                 posix_spawn_file_actions_init(&actions)
                 defer { posix_spawn_file_actions_destroy(&actions) }
-                for descriptor in [0, 1, 2] as [Int32] {
-                    posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-                }
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, dir + "/restart.log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
                 var argv = arguments.map { strdup($0) } + [nil]
                 defer { argv.forEach { free($0) } }
                 var pid: pid_t = 0

@@ -99,6 +99,23 @@ public struct Finder: Sendable {
         return FindResult(hits: hits.map { ($0, Cursor.encode(order, $0.position)) }, more: more, emptyReason: nil)
     }
 
+    /// Every hit of the search (up to `request.limit`), fetched `pageSize` at a time by the
+    /// cursor, so memory stays flat however many pages match. Returns the last page fetched:
+    /// its `emptyReason`, whether more follow the limit, and the cursor to go on from.
+    public func forEachHit(_ request: FindRequest, pageSize: Int = 500,
+                           _ body: (EntryHit, String) throws -> Void) throws -> FindResult {
+        var page = request
+        var remaining = request.limit
+        while true {
+            page.limit = min(remaining ?? pageSize, pageSize)
+            let result = try find(page)
+            for (hit, cursor) in result.hits { try body(hit, cursor) }
+            remaining = remaining.map { $0 - result.hits.count }
+            guard result.more, remaining != 0, let last = result.hits.last else { return result }
+            page.after = last.cursor
+        }
+    }
+
     /// How many entries the search matches.
     public func count(_ request: FindRequest) throws -> Int {
         guard let filter = try filter(request) else { return 0 }

@@ -59,6 +59,13 @@ public final class DiaryStore: Sendable {
         throw StoreError.cannotCreateHome(home.path)
     }
 
+    /// For a command about to walk the whole diary (a piped search, an export): reads go
+    /// through SQLite's small page cache instead of the memory map, whose touched pages count
+    /// against the process however little of them it keeps.
+    public func readWithoutMemoryMap() throws {
+        try DiaryStore.translatingErrors { try database.inDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 0") } }
+    }
+
     /// Runs `body` in one immediate write transaction.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors {

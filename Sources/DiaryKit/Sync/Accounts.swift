@@ -49,6 +49,24 @@ package enum Accounts {
         }
     }
 
+    /// A login's media limit (its own or the server's default; with no `user`, the default
+    /// alone) and what its media take, after setting it when `limit` is given (`.some(nil)`
+    /// removes it). Returns (limit, used); nil means none or not asked.
+    package static func mediaQuota(_ address: ServerAddress, password: String?, user: String?,
+                                   limit: Int64??) async throws -> (limit: Int64?, used: Int64?) {
+        do {
+            let answer = try await ServerConnection.with(address, password: password) { server in
+                switch limit {
+                case let .some(bytes): try await server.json("SELECT diary.set_media_quota(\(user), \(bytes))::text")
+                case .none: try await server.json("SELECT diary.media_quota(\(user))::text")
+                }
+            }
+            return (answer["limit"]?.doubleValue.map { Int64($0) }, answer["used"]?.doubleValue.map { Int64($0) })
+        } catch SyncError.noSuchAccount {
+            throw SyncError.noSuchAccount(user ?? "")
+        }
+    }
+
     /// A password for a new login: 24 letters and digits (about 143 bits).
     package static func generatePassword() -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")

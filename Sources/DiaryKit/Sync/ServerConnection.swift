@@ -157,6 +157,9 @@ final class ServerConnection: Sendable {
         case "42710": return .userExists("")
         case "0A000": return .foreignAuth
         case "22023": return .badUserName("")
+        case "42704": return .noSuchAccount("")
+        // Raised by diary.count_media_bytes when a chunk would go over the person's limit.
+        case "IB001": return .mediaSpaceFull(waiting: 0)
         default:
             // 08 connection, 53 resources, 57 shutting down, 40 serialization: try again later.
             if ["08", "53", "57", "40"].contains(String(state.prefix(2))) { return .offline }

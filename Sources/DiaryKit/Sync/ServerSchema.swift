@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 3
+    package static let version = 4
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 3.
+    -- InnerBloom Diary: the server side of sync, schema version 4.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 3) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 3)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 4) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 4)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -185,6 +185,16 @@ package enum ServerSchema {
         value jsonb NOT NULL
     );
 
+    -- The time zone names a client accepts, read from this server's own zone database
+    -- (the record checks below use it; no per-person rows).
+    CREATE TABLE IF NOT EXISTS diary.time_zone (name text PRIMARY KEY);
+    INSERT INTO diary.time_zone (name)
+        SELECT z.name FROM pg_catalog.pg_timezone_names z
+         WHERE z.name ~ '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$' AND z.name !~ '^(posix|right)/'
+           -- Links to this machine's own zone, not zones of their own.
+           AND z.name NOT IN ('posixrules', 'localtime')
+        ON CONFLICT DO NOTHING;
+
     -- One row per deleted account, without saying whose: a hash of the id, never the id.
     CREATE TABLE IF NOT EXISTS diary.deletion_audit (
         id           bigserial PRIMARY KEY,
@@ -267,6 +277,7 @@ package enum ServerSchema {
            diary.push_receipt, diary.media_chunk, diary.media_object
         TO diary_user;
     GRANT SELECT ON diary.config TO diary_user;
+    GRANT SELECT ON diary.time_zone TO diary_user;
     -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
     GRANT SELECT, UPDATE (server_seq) ON diary.account TO diary_user;
     -- (No grant at all on deletion_audit and schema_migration.)
@@ -301,6 +312,185 @@ package enum ServerSchema {
     END
     $fn$;
 
+    -- ---------------------------------------------------------------------------------------
+    -- What a client checks when it reads a record back. The server refuses at push what no
+    -- client could read: stored, such a record would reach every device of the person at
+    -- each pull. These mirror the client's reader field by field; where they differ, the
+    -- server is the stricter (times only in the RFC 3339 form clients write, counters only
+    -- as plain digits).
+
+    -- YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), the only form the server takes.
+    CREATE OR REPLACE FUNCTION diary.is_time(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~
+            '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$' $fn$;
+
+    -- A whole number from 0 to 2^63 - 1, written as plain digits.
+    CREATE OR REPLACE FUNCTION diary.is_count(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' AND (v #>> '{}') ~ '^[0-9]{1,19}$'
+                            THEN (v #>> '{}')::numeric <= 9223372036854775807 ELSE false END $fn$;
+
+    -- A number a client reads as a finite double.
+    CREATE OR REPLACE FUNCTION diary.is_finite(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN abs((v #>> '{}')::numeric) < 1e308 ELSE false END $fn$;
+
+    -- Absent or null counts as "not given" for optional fields, as on the client.
+    CREATE OR REPLACE FUNCTION diary.is_given(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT coalesce(jsonb_typeof(v), 'null') <> 'null' $fn$;
+
+    -- An id: 1 to 64 lowercase hex digits and dashes.
+    CREATE OR REPLACE FUNCTION diary.is_id(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f-]{1,64}$' $fn$;
+
+    -- A hybrid clock: 15-digit wall ms '.' 6-digit counter '.' device id.
+    CREATE OR REPLACE FUNCTION diary.is_hlc(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9]{15}\.[0-9]{6}\..+$' $fn$;
+
+    -- The first field of an item (`path` names where it sits) that a client could not read:
+    -- `fields` pairs each field name with what it must be — 'string', 'text' (string or not
+    -- given), 'time', 'time?', 'id', 'count', 'count?', 'finite?', 'bool?', 'digest',
+    -- 'digest?', 'hlc' — checked in order. NULL when all are readable.
+    CREATE OR REPLACE FUNCTION diary.unreadable_field(item jsonb, path text, fields text[]) RETURNS text
+        LANGUAGE plpgsql IMMUTABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        i int;
+        v jsonb;
+        ok boolean;
+    BEGIN
+        FOR i IN 1 .. coalesce(array_length(fields, 1), 0) / 2 LOOP
+            v := CASE WHEN jsonb_typeof(item) = 'object' THEN item -> fields[2 * i - 1] END;
+            ok := CASE fields[2 * i]
+                WHEN 'string' THEN jsonb_typeof(v) = 'string'
+                WHEN 'text' THEN NOT diary.is_given(v) OR jsonb_typeof(v) = 'string'
+                WHEN 'time' THEN diary.is_time(v)
+                WHEN 'time?' THEN NOT diary.is_given(v) OR diary.is_time(v)
+                WHEN 'id' THEN diary.is_id(v)
+                WHEN 'count' THEN diary.is_count(v)
+                WHEN 'count?' THEN NOT diary.is_given(v) OR diary.is_count(v)
+                WHEN 'finite?' THEN NOT diary.is_given(v) OR diary.is_finite(v)
+                WHEN 'bool?' THEN NOT diary.is_given(v) OR jsonb_typeof(v) = 'boolean'
+                WHEN 'digest' THEN jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f]{64}$'
+                WHEN 'digest?' THEN NOT diary.is_given(v) OR (jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f]{64}$')
+                WHEN 'hlc' THEN diary.is_hlc(v)
+            END;
+            IF NOT coalesce(ok, false) THEN
+                RETURN path || fields[2 * i - 1];
+            END IF;
+        END LOOP;
+        RETURN NULL;
+    END
+    $fn$;
+
+    -- The first field of an entry record a client could not read, named as the client names
+    -- it (e.g. 'media[0].kind'), or NULL.
+    CREATE OR REPLACE FUNCTION diary.unreadable_entry_field(rec jsonb) RETURNS text
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        clock text[] := ARRAY['hlc', 'hlc', 'device_id', 'string', 'deleted_at', 'time?'];
+        problem text;
+        child jsonb;
+        part text;
+        n int;
+        weather jsonb;
+    BEGIN
+        IF jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"entry"' THEN
+            RETURN 'kind';
+        END IF;
+        problem := diary.unreadable_field(rec, '', ARRAY['id', 'id', 'time_zone', 'string']);
+        IF problem IS NOT NULL THEN RETURN problem; END IF;
+        IF NOT EXISTS (SELECT 1 FROM diary.time_zone z WHERE z.name = rec->>'time_zone') THEN
+            RETURN 'time_zone';
+        END IF;
+        IF coalesce(rec->>'status', '') NOT IN ('draft', 'chatting', 'saved', 'summary_failed')
+           OR jsonb_typeof(rec->'status') <> 'string' THEN
+            RETURN 'status';
+        END IF;
+        problem := diary.unreadable_field(rec, '', clock || ARRAY[
+            'created_at', 'time', 'updated_at', 'time', 'occurred_at', 'time', 'note', 'text', 'transcript', 'text',
+            'analysis', 'text', 'analysis_provider', 'text']);
+        IF problem IS NOT NULL THEN RETURN problem; END IF;
+        IF diary.is_given(rec->'context') THEN
+            IF jsonb_typeof(rec->'context') <> 'object' THEN
+                RETURN 'context';
+            END IF;
+            problem := diary.unreadable_field(rec->'context', 'context.',
+                                              ARRAY['place', 'text', 'latitude', 'finite?', 'longitude', 'finite?']);
+            IF problem IS NOT NULL THEN RETURN problem; END IF;
+            -- A weather that is not an object is read as no weather.
+            weather := rec->'context'->'weather';
+            IF jsonb_typeof(weather) = 'object' THEN
+                problem := diary.unreadable_field(weather, 'context.weather.', ARRAY['description', 'text', 'temperature_c', 'finite?']);
+                IF problem IS NOT NULL THEN RETURN problem; END IF;
+            END IF;
+        END IF;
+        problem := diary.unreadable_field(rec, '', ARRAY[
+            'persona', 'string', 'provider', 'text', 'title', 'text', 'summary', 'text', 'summarized_at', 'time?',
+            'last_error', 'text', 'digest', 'text', 'digest_through', 'text', 'edited_at', 'time?', 'starred', 'bool?',
+            'trashed_at', 'time?', 'order_key', 'text']);
+        IF problem IS NOT NULL THEN RETURN problem; END IF;
+        IF diary.is_given(rec->'field_clocks') THEN
+            IF jsonb_typeof(rec->'field_clocks') <> 'object' THEN
+                RETURN 'field_clocks';
+            END IF;
+            FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+                IF diary.is_given(rec->'field_clocks'->part) AND NOT diary.is_hlc(rec->'field_clocks'->part) THEN
+                    RETURN 'field_clocks.' || part;
+                END IF;
+            END LOOP;
+        END IF;
+        IF diary.is_given(rec->'order_key') AND rec->>'order_key' !~ '^[0-9a-z]{0,63}[1-9a-z]$' THEN
+            RETURN 'order_key';
+        END IF;
+        FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
+            IF diary.is_given(rec->part) AND jsonb_typeof(rec->part) <> 'array' THEN
+                RETURN part;
+            END IF;
+            FOR child, n IN SELECT c.value, c.n - 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->part) = 'array'
+                                                                                 THEN rec->part ELSE '[]' END)
+                                                        WITH ORDINALITY AS c(value, n) LOOP
+                IF part = 'media' THEN
+                    IF coalesce(child->>'kind', '') NOT IN ('photo', 'video', 'audio') OR jsonb_typeof(child->'kind') <> 'string' THEN
+                        RETURN format('media[%s].kind', n);
+                    END IF;
+                    problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['sha256', 'digest', 'ext', 'string']);
+                    IF problem IS NOT NULL THEN RETURN problem; END IF;
+                    IF child->>'ext' !~ '^[a-z0-9]{1,8}$' THEN
+                        RETURN format('media[%s].ext', n);
+                    END IF;
+                    problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['thumbnail', 'digest?', 'id', 'id',
+                        'position', 'count'] || clock || ARRAY['mime', 'string', 'bytes', 'count', 'width', 'count?',
+                        'height', 'count?', 'duration', 'finite?', 'taken_at', 'time?']);
+                ELSIF part = 'messages' THEN
+                    IF coalesce(child->>'author', '') NOT IN ('person', 'companion') OR jsonb_typeof(child->'author') <> 'string' THEN
+                        RETURN format('messages[%s].author', n);
+                    END IF;
+                    problem := diary.unreadable_field(child, format('messages[%s].', n), ARRAY['id', 'id', 'persona', 'string',
+                        'provider', 'text', 'text', 'string', 'created_at', 'time'] || clock);
+                ELSE
+                    -- A tag name is read trimmed of spaces, quotes and leading '#': something must remain.
+                    IF jsonb_typeof(child->'name') IS DISTINCT FROM 'string'
+                       OR child->>'name' !~ '[^[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"''「」『』#＂＃＇]' THEN
+                        RETURN format('tag_links[%s].name', n);
+                    END IF;
+                    problem := diary.unreadable_field(child, format('tag_links[%s].', n), ARRAY['position', 'count',
+                        'created_at', 'time'] || clock);
+                END IF;
+                IF problem IS NOT NULL THEN RETURN problem; END IF;
+            END LOOP;
+        END LOOP;
+        RETURN NULL;
+    END
+    $fn$;
+
     -- Checks that a pushed record has the shape the server relies on (raising 22023 with the
     -- reason otherwise) and returns the newest wall-clock time (ms) among all its clocks.
     CREATE OR REPLACE FUNCTION diary.record_clock_ms(rec jsonb) RETURNS bigint
@@ -311,6 +501,7 @@ package enum ServerSchema {
         hlcs text[];
         child jsonb;
         part text;
+        problem text;
         h text;
         newest bigint := 0;
     BEGIN
@@ -321,54 +512,24 @@ package enum ServerSchema {
             RAISE EXCEPTION 'record without device_id' USING ERRCODE = '22023';
         END IF;
         IF rec->>'kind' = 'entry' THEN
-            IF coalesce(rec->>'id', '') !~ '^[0-9a-f-]{1,64}$' THEN
-                RAISE EXCEPTION 'bad entry id %', rec->'id' USING ERRCODE = '22023';
+            problem := diary.unreadable_entry_field(rec);
+            IF problem IS NOT NULL THEN
+                RAISE EXCEPTION 'no client could read % of this entry', problem USING ERRCODE = '22023';
             END IF;
+            -- Postgres must take the times it stores or sorts by, too (no 30 February).
             PERFORM (rec->>'created_at')::timestamptz, (rec->>'occurred_at')::timestamptz, (rec->>'deleted_at')::timestamptz;
-            IF rec->>'created_at' IS NULL OR rec->>'occurred_at' IS NULL THEN
-                RAISE EXCEPTION 'entry without created_at or occurred_at' USING ERRCODE = '22023';
-            END IF;
             hlcs := ARRAY[rec->>'hlc'];
-            -- The parts that merge apart (v2): their clocks, and fields of the types clients read.
-            IF jsonb_typeof(rec->'field_clocks') NOT IN ('object', 'null') THEN
-                RAISE EXCEPTION 'field_clocks is not an object' USING ERRCODE = '22023';
-            END IF;
             hlcs := hlcs || ARRAY(SELECT c.value FROM jsonb_each_text(CASE WHEN jsonb_typeof(rec->'field_clocks') = 'object'
                                                                           THEN rec->'field_clocks' ELSE '{}' END) c
                                   WHERE c.value IS NOT NULL);
-            IF jsonb_typeof(rec->'starred') NOT IN ('boolean', 'null') THEN
-                RAISE EXCEPTION 'starred is not a boolean' USING ERRCODE = '22023';
-            END IF;
-            IF rec->>'order_key' IS NOT NULL AND rec->>'order_key' !~ '^[0-9a-z]{0,63}[1-9a-z]$' THEN
-                RAISE EXCEPTION 'bad order_key' USING ERRCODE = '22023';
-            END IF;
-            PERFORM (rec->>'trashed_at')::timestamptz, (rec->>'edited_at')::timestamptz;
             FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
-                IF jsonb_typeof(rec->part) NOT IN ('array', 'null') THEN
-                    RAISE EXCEPTION '% is not an array', part USING ERRCODE = '22023';
-                END IF;
                 FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->part) = 'array'
                                                                          THEN rec->part ELSE '[]' END) LOOP
-                    IF jsonb_typeof(child) IS DISTINCT FROM 'object' OR coalesce(child->>'device_id', '') = '' THEN
-                        RAISE EXCEPTION 'bad item in %', part USING ERRCODE = '22023';
+                    -- A device id names who wrote a version: never empty.
+                    IF child->>'device_id' = '' THEN
+                        RAISE EXCEPTION 'an item in % without a device', part USING ERRCODE = '22023';
                     END IF;
-                    IF part = 'tag_links' THEN
-                        IF coalesce(child->>'name', '') = '' THEN
-                            RAISE EXCEPTION 'tag link without a name' USING ERRCODE = '22023';
-                        END IF;
-                    ELSIF coalesce(child->>'id', '') !~ '^[0-9a-f-]{1,64}$' THEN
-                        RAISE EXCEPTION 'bad id % in %', child->'id', part USING ERRCODE = '22023';
-                    END IF;
-                    IF part = 'media' AND coalesce(child->>'sha256', '') !~ '^[0-9a-f]{64}$' THEN
-                        RAISE EXCEPTION 'bad sha256 in media %', child->>'id' USING ERRCODE = '22023';
-                    END IF;
-                    -- pull() sorts children by these; a bad value would break every later pull.
-                    IF part <> 'messages' AND jsonb_typeof(child->'position') IS DISTINCT FROM 'number' THEN
-                        RAISE EXCEPTION 'bad position in %', part USING ERRCODE = '22023';
-                    END IF;
-                    IF part <> 'media' AND child->>'created_at' IS NULL THEN
-                        RAISE EXCEPTION 'item without created_at in %', part USING ERRCODE = '22023';
-                    END IF;
+                    -- pull() sorts messages by this time.
                     PERFORM (child->>'created_at')::timestamptz, (child->>'deleted_at')::timestamptz;
                     hlcs := hlcs || (child->>'hlc');
                 END LOOP;
@@ -872,6 +1033,99 @@ package enum ServerSchema {
     END
     $fn$;
 
+    -- ---------------------------------------------------------------------------------------
+    -- Media space per person: what their chunks take (kept by a trigger) and a limit the
+    -- operator may set, the person's own (account.media_quota) or else the server's default
+    -- (config 'media_quota_bytes'); with neither there is no limit. A chunk that would go
+    -- over the limit is refused with SQLSTATE IB001; the device keeps the file and says so.
+    ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS media_quota bigint CHECK (media_quota >= 0);
+    ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS media_bytes bigint;
+    -- Counted once, when the column arrives on a server from before version 4.
+    UPDATE diary.account a
+       SET media_bytes = (SELECT coalesce(sum(octet_length(c.bytes)), 0) FROM diary.media_chunk c WHERE c.user_id = a.user_id)
+     WHERE a.media_bytes IS NULL;
+    ALTER TABLE diary.account ALTER COLUMN media_bytes SET DEFAULT 0;
+    ALTER TABLE diary.account ALTER COLUMN media_bytes SET NOT NULL;
+
+    -- SECURITY DEFINER: people may not write media_bytes themselves, only through their chunks.
+    CREATE OR REPLACE FUNCTION diary.count_media_bytes() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid;
+        change bigint;
+        used bigint;
+        quota bigint;
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            uid := NEW.user_id;
+            change := octet_length(NEW.bytes);
+        ELSIF TG_OP = 'DELETE' THEN
+            uid := OLD.user_id;
+            change := -octet_length(OLD.bytes);
+        ELSE
+            uid := NEW.user_id;
+            change := octet_length(NEW.bytes) - octet_length(OLD.bytes);
+        END IF;
+        UPDATE diary.account a SET media_bytes = a.media_bytes + change WHERE a.user_id = uid
+        RETURNING a.media_bytes, coalesce(a.media_quota, (SELECT (c.value #>> '{}')::bigint FROM diary.config c
+                                                          WHERE c.key = 'media_quota_bytes' AND jsonb_typeof(c.value) = 'number'))
+             INTO used, quota;
+        IF change > 0 AND used > quota THEN
+            RAISE EXCEPTION 'the media space of this account (% bytes) is used up', quota USING ERRCODE = 'IB001';
+        END IF;
+        RETURN NULL;
+    END
+    $fn$;
+    CREATE OR REPLACE TRIGGER count_media_bytes AFTER INSERT OR DELETE OR UPDATE OF bytes ON diary.media_chunk
+        FOR EACH ROW EXECUTE FUNCTION diary.count_media_bytes();
+
+    -- media_quota(role_name): for the operator. A login's limit (its own, or the default),
+    -- the default alone with a NULL login, and what the login's media take.
+    CREATE OR REPLACE FUNCTION diary.media_quota(role_name text) RETURNS jsonb
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        fallback bigint := (SELECT (c.value #>> '{}')::bigint FROM diary.config c
+                             WHERE c.key = 'media_quota_bytes' AND jsonb_typeof(c.value) = 'number');
+        answer jsonb;
+    BEGIN
+        IF media_quota.role_name IS NULL THEN
+            RETURN jsonb_build_object('user', NULL, 'limit', fallback, 'used', NULL);
+        END IF;
+        SELECT jsonb_build_object('user', a.role_name, 'limit', coalesce(a.media_quota, fallback), 'used', a.media_bytes)
+          INTO answer FROM diary.account a WHERE a.role_name = media_quota.role_name;
+        IF answer IS NULL THEN
+            RAISE EXCEPTION 'no diary account for %', media_quota.role_name USING ERRCODE = '42704';
+        END IF;
+        RETURN answer;
+    END
+    $fn$;
+
+    -- set_media_quota(role_name, limit_bytes): for the operator. Sets a login's own limit, or
+    -- with a NULL login the default for everyone; a NULL limit removes it. Returns media_quota().
+    CREATE OR REPLACE FUNCTION diary.set_media_quota(role_name text, limit_bytes bigint) RETURNS jsonb
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    BEGIN
+        IF limit_bytes < 0 THEN
+            RAISE EXCEPTION 'a limit is 0 bytes or more' USING ERRCODE = '22023';
+        END IF;
+        IF set_media_quota.role_name IS NULL THEN
+            DELETE FROM diary.config WHERE key = 'media_quota_bytes';
+            IF limit_bytes IS NOT NULL THEN
+                INSERT INTO diary.config (key, value) VALUES ('media_quota_bytes', to_jsonb(limit_bytes));
+            END IF;
+        ELSE
+            UPDATE diary.account a SET media_quota = limit_bytes WHERE a.role_name = set_media_quota.role_name;
+        END IF;
+        RETURN diary.media_quota(set_media_quota.role_name);
+    END
+    $fn$;
+
     -- add_user(role_name, password_verifier): for the operator (a role with CREATEROLE). The
     -- client sends a SCRAM-SHA-256 verifier, so the password itself never leaves the device.
     CREATE OR REPLACE FUNCTION diary.add_user(role_name text, password_verifier text) RETURNS uuid
@@ -952,16 +1206,19 @@ package enum ServerSchema {
     $fn$;
 
     -- Functions are executable by PUBLIC by default: take that back, then grant what people
-    -- call. record_clock_ms, keep_conflict, apply_entry and apply_setting run inside push(),
-    -- which runs as the caller, so the caller needs them too (row-level security still applies).
-    -- add_user is for the operator only.
+    -- call. record_clock_ms (and the record checks it uses), keep_conflict, apply_entry and
+    -- apply_setting run inside push(), which runs as the caller, so the caller needs them too
+    -- (row-level security still applies). add_user and the media quota functions are for the
+    -- operator only.
     REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM PUBLIC, diary_user;
     GRANT EXECUTE ON FUNCTION
         diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
         diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
         diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
         diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
-        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb)
+        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
+        diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
+        diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
         TO diary_user;
 
     -- ---------------------------------------------------------------------------------------
@@ -1002,7 +1259,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (3, 'diary-v3-private-channels', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (4, 'diary-v4-readable-records-media-quota', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -17,11 +17,17 @@ package struct SyncReport: Sendable, Equatable {
     package var mediaFetched = 0
     /// Media whose rows arrived but whose bytes are not on the server yet.
     package var mediaWaiting = 0
+    /// Media kept on this device because the person's space on the server is used up.
+    package var mediaOverQuota = 0
 
     package init() {}
 
-    /// True when nothing moved either way.
-    package var isEmpty: Bool { self == SyncReport() }
+    /// True when nothing moved either way (media held back by the quota move nothing).
+    package var isEmpty: Bool {
+        var moved = self
+        moved.mediaOverQuota = 0
+        return moved == SyncReport()
+    }
 }
 
 /// Push, then pull, then media: one sync of this device with the server. Every step
@@ -61,7 +67,7 @@ package struct SyncEngine: Sendable {
             if steps.contains(.pull) { try await pull(server, into: &report) }
             if steps.contains(.push) { try await sendMedia(server, into: &report) }
             if steps.contains(.pull) { try await fetchMedia(server, into: &report) }
-            try store.recordSyncOutcome(error: nil)
+            try store.recordSyncOutcome(error: report.mediaOverQuota > 0 ? "media space used up" : nil)
         } catch let error as SyncError {
             try? store.recordSyncOutcome(error: Self.describe(error))
             throw error
@@ -197,7 +203,7 @@ package struct SyncEngine: Sendable {
         if transfers.isEmpty { return }
         let present = try await objectsPresent(server, transfers)
         let folder = ContentAddressedFolder(store.paths.media)
-        for transfer in transfers {
+        for (index, transfer) in transfers.enumerated() {
             if present.contains(transfer.sha256) {
                 try store.finishTransfer(sha256: transfer.sha256, direction: "up")
                 continue
@@ -223,10 +229,17 @@ package struct SyncEngine: Sendable {
                     try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
                     break
                 }
-                try await server.text("""
-                    INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES (auth.uid(), \(transfer.sha256), \(Int32(number)), \(buffer))
-                    ON CONFLICT DO NOTHING
-                    """)
+                do {
+                    try await server.text("""
+                        INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES (auth.uid(), \(transfer.sha256), \(Int32(number)), \(buffer))
+                        ON CONFLICT DO NOTHING
+                        """)
+                } catch SyncError.mediaSpaceFull {
+                    // The quota is the person's, not the file's: the rest waits too, still queued,
+                    // and goes up on a later sync once the operator raises the limit.
+                    report.mediaOverQuota = transfers[index...].filter { !present.contains($0.sha256) }.count
+                    return
+                }
                 await FaultPoint.pause("after-chunk")
             }
             let name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"

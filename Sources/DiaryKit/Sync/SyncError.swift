@@ -34,4 +34,10 @@ package enum SyncError: Error, Equatable {
     case foreignAuth
     /// A destructive step was not confirmed.
     case notConfirmed
+    /// The person's media space on the server is used up; this many files wait on the device.
+    case mediaSpaceFull(waiting: Int)
+    /// No diary account has that login name.
+    case noSuchAccount(String)
+    /// A size that is not a number of bytes (with an optional K, M, G or T) nor `none`.
+    case badSize(String)
 }

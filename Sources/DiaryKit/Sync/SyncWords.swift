@@ -140,6 +140,29 @@ extension Phrase {
             "\(table) \(row): kept version \(hlc) (the winner is \(winner), from \(source))")
     }
 
+    package static func mediaSpaceFull(waiting: Int) -> Phrase {
+        Phrase("伺服器上你的媒體空間已經用完：日記頁都已同步，還有 \(waiting) 個媒體檔留在這台裝置上，等伺服器管理者放寬上限後會自動上傳",
+            "Your media space on the server is used up: the pages are synced, and \(waiting) media file\(waiting == 1 ? "" : "s") stay\(waiting == 1 ? "s" : "") on this device until the server's operator raises the limit; \(waiting == 1 ? "it goes" : "they go") up by \(waiting == 1 ? "itself" : "themselves") then.")
+    }
+
+    static func noSuchAccount(name: String) -> Phrase {
+        Phrase("伺服器上沒有這個帳號：\(TerminalText.quoted(name))", "No such login on the server: \(TerminalText.quoted(name))")
+    }
+
+    static func badSize(text: String) -> Phrase {
+        Phrase("看不懂這個大小：\(TerminalText.quoted(text))（例如 500M、2G，或 none 表示不限）",
+            "Cannot understand this size: \(TerminalText.quoted(text)) (e.g. 500M, 2G, or none for no limit).")
+    }
+
+    /// One line of `diary-sync quota`: whose limit, the limit, and what is used.
+    package static func quotaLine(user: String?, limit: Int64?, used: Int64?) -> Phrase {
+        let limitText = limit.map(ByteCount.text) ?? ""
+        var zh = (user ?? "所有人的預設") + "：上限 " + (limit == nil ? "不限" : limitText)
+        var en = (user ?? "Default for everyone") + ": limit " + (limit == nil ? "none" : limitText)
+        if let used { zh += "，已用 \(ByteCount.text(used))"; en += ", \(ByteCount.text(used)) used" }
+        return Phrase(zh, en)
+    }
+
     package static func deadLettersRequeued(count: Int) -> Phrase {
         Phrase("已把 \(count) 筆無法同步的變更放回佇列", "Put \(count) refused changes back in the queue.")
     }
@@ -163,6 +186,9 @@ extension SyncError: ReportableError {
         case let .userExists(name): return .userExists(name: name)
         case .notConfirmed: return .notConfirmed
         case .foreignAuth: return .foreignAuth
+        case let .mediaSpaceFull(waiting): return .mediaSpaceFull(waiting: waiting)
+        case let .noSuchAccount(name): return .noSuchAccount(name: name)
+        case let .badSize(text): return .badSize(text: text)
         }
     }
 
@@ -170,9 +196,10 @@ extension SyncError: ReportableError {
         switch self {
         case .notLoggedIn, .permissionDenied, .credentialsExposed, .consentDeclined: return ExitStatus.permission
         case .offline, .serverState: return ExitStatus.tryAgain
-        case .serverNotReady, .foreignAuth: return ExitStatus.unavailable
+        case .serverNotReady, .foreignAuth, .mediaSpaceFull: return ExitStatus.unavailable
+        case .noSuchAccount: return ExitStatus.noInput
         case .serverTooNew: return ExitStatus.configuration
-        case .badAddress, .passwordNeeded, .otherAccount, .badUserName, .notConfirmed: return ExitStatus.usage
+        case .badAddress, .passwordNeeded, .otherAccount, .badUserName, .notConfirmed, .badSize: return ExitStatus.usage
         case .userExists: return ExitStatus.cannotCreate
         }
     }

@@ -164,6 +164,33 @@ import Testing
         #expect(ids.count == 8)
     }
 
+    /// Page by page (as a piped diary-find prints) gives exactly the one-query answer, in
+    /// every order, with and without words and a limit.
+    @Test(arguments: EntryOrder.allCases)
+    func hitsPageByPageAreTheWholeAnswer(order: EntryOrder) throws {
+        let (diary, _) = try corpus()
+        for round in 0..<23 { try diary.page("海邊 \(round)", tags: ["海"], at: moment("2026-0\(round % 9 + 1)-1\(round % 10) 12:00")) }
+        for words in [order == .relevance ? "海" : nil, nil, "海邊"] as [String?] {
+            for limit in [nil, 5, 7, 31] as [Int?] {
+                var request = FindRequest()
+                request.keywords = words
+                request.order = order
+                request.limit = limit
+                let whole = try finder(diary).find(request)
+                var paged: [String] = []
+                let last = try finder(diary).forEachHit(request, pageSize: 3) { hit, _ in paged.append(hit.entry.id) }
+                let label = "\(order) \(words ?? "-") \(limit.map(String.init) ?? "-")"
+                #expect(paged == whole.hits.map(\.hit.entry.id), "\(label)")
+                #expect(last.more == whole.more, "\(label)")
+                #expect(last.emptyReason == whole.emptyReason, "\(label)")
+                if whole.more { #expect(last.hits.last?.cursor == whole.hits.last?.cursor, "\(label)") }
+            }
+        }
+        var nothing = FindRequest()
+        nothing.keywords = "沒有這個字"
+        #expect(try finder(diary).forEachHit(nothing, pageSize: 3) { _, _ in Issue.record("no hit expected") }.emptyReason == .noMatch)
+    }
+
     @Test func cursorsBelongToTheirOrder() throws {
         let (diary, _) = try corpus()
         var request = FindRequest()

@@ -303,6 +303,98 @@ struct ServerSchemaTests {
         #expect(batch["server_seq"]?.doubleValue == 3)
     }
 
+    // MARK: What the server takes, every client can read
+
+    /// One field broken at a time: the server names the same field the client's reader
+    /// names (or, for the readable ones, neither refuses), and push refuses what neither reads.
+    @Test func theServerRefusesWhatNoClientCanRead() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let clock = HLCSource()
+        let t1 = clock.hlc("dev-a")
+        let base = Records.entry(id: randomId(), hlc: t1, device: "dev-a",
+                                 media: [Records.media(id: randomId(), sha256: fakeSHA256("p"), hlc: t1, device: "dev-a")],
+                                 messages: [Records.message(id: randomId(), author: "person", text: "hi", minute: 41, hlc: t1, device: "dev-a")],
+                                 tagLinks: [Records.tag("river", position: 0, hlc: t1, device: "dev-a")])
+            .setting("edited_at", to: .string("2026-11-21T18:00:00.000+08:00")).setting("starred", to: .bool(true))
+            .setting("order_key", to: .string("k1")).setting("field_clocks", to: .object([("content", .string(t1)), ("star", .null)]))
+            .setting("context", to: .object([("place", .string("Tamsui")), ("latitude", .double(25.17)), ("longitude", .double(121.44)),
+                                             ("weather", .object([("description", .string("clear")), ("temperature_c", .int(21))]))]))
+        // (path, new value or nil to remove it, the field both must name; "" = still readable)
+        let cases: [(path: String, value: JSON?, field: String)] = [
+            ("id", .int(7), "id"), ("id", .string("NOT-HEX"), "id"), ("id", nil, "id"),
+            ("time_zone", .string("Mars/Olympus_Mons"), "time_zone"), ("time_zone", .int(8), "time_zone"), ("time_zone", nil, "time_zone"),
+            ("time_zone", .string("Europe/London"), ""), ("time_zone", .string("UTC"), ""),
+            ("status", .string("published"), "status"), ("status", nil, "status"), ("status", .string("summary_failed"), ""),
+            ("hlc", .string("yesterday"), "hlc"), ("hlc", .int(5), "hlc"), ("device_id", .int(5), "device_id"), ("device_id", nil, "device_id"),
+            ("deleted_at", .string("soon"), "deleted_at"),
+            ("created_at", .string("2026-11-21T17:40:00+0800"), "created_at"), ("created_at", .string("last tuesday"), "created_at"),
+            ("created_at", nil, "created_at"), ("updated_at", .string("yesterday"), "updated_at"), ("updated_at", nil, "updated_at"),
+            ("updated_at", .string("2026-11-21 17:45:00Z"), ""), ("occurred_at", .int(1234), "occurred_at"),
+            ("note", .int(5), "note"), ("note", .null, ""), ("transcript", .bool(true), "transcript"), ("analysis", .array([]), "analysis"),
+            ("analysis_provider", .object([]), "analysis_provider"),
+            ("context", .string("beach"), "context"), ("context", .null, ""), ("context.place", .int(5), "context.place"),
+            ("context.latitude", .string("north"), "context.latitude"), ("context.longitude", .bool(false), "context.longitude"),
+            ("context.weather", .string("sunny"), ""), ("context.weather.description", .int(5), "context.weather.description"),
+            ("context.weather.temperature_c", .string("hot"), "context.weather.temperature_c"),
+            ("persona", nil, "persona"), ("persona", .int(3), "persona"), ("provider", .int(3), "provider"), ("title", .int(3), "title"),
+            ("summary", .bool(false), "summary"), ("summarized_at", .string("x"), "summarized_at"), ("last_error", .int(1), "last_error"),
+            ("digest", .int(2), "digest"), ("digest_through", .int(3), "digest_through"), ("edited_at", .string("x"), "edited_at"),
+            ("starred", .string("yes"), "starred"), ("starred", .int(1), "starred"), ("starred", nil, ""), ("trashed_at", .int(5), "trashed_at"),
+            ("order_key", .string("ABC"), "order_key"), ("order_key", .string("a0"), "order_key"), ("order_key", .int(5), "order_key"),
+            ("field_clocks", .string("x"), "field_clocks"), ("field_clocks.content", .string("bad"), "field_clocks.content"),
+            ("field_clocks.star", .int(5), "field_clocks.star"), ("field_clocks", .null, ""),
+            ("media", .string("x"), "media"), ("media.0", .string("x"), "media[0].kind"), ("media.0.kind", .string("gif"), "media[0].kind"),
+            ("media.0.sha256", .string("abc"), "media[0].sha256"), ("media.0.ext", .string("JPG"), "media[0].ext"),
+            ("media.0.ext", .string("jpegjpegx"), "media[0].ext"), ("media.0.ext", .int(1), "media[0].ext"),
+            ("media.0.thumbnail", .string("abc"), "media[0].thumbnail"), ("media.0.thumbnail", .string(fakeSHA256("t")), ""),
+            ("media.0.id", .string("X"), "media[0].id"), ("media.0.position", .int(-1), "media[0].position"),
+            ("media.0.position", .double(1.5), "media[0].position"), ("media.0.position", .string("1"), "media[0].position"),
+            ("media.0.hlc", .string("bad"), "media[0].hlc"), ("media.0.device_id", .int(1), "media[0].device_id"),
+            ("media.0.deleted_at", .string("x"), "media[0].deleted_at"), ("media.0.mime", .int(1), "media[0].mime"),
+            ("media.0.bytes", .int(-5), "media[0].bytes"), ("media.0.width", .string("4"), "media[0].width"),
+            ("media.0.height", .int(-1), "media[0].height"), ("media.0.duration", .string("long"), "media[0].duration"),
+            ("media.0.duration", .double(2.5), ""), ("media.0.taken_at", .string("x"), "media[0].taken_at"),
+            ("messages", .object([]), "messages"), ("messages.0.author", .string("bot"), "messages[0].author"),
+            ("messages.0.id", .string("Z"), "messages[0].id"), ("messages.0.persona", nil, "messages[0].persona"),
+            ("messages.0.provider", .int(5), "messages[0].provider"), ("messages.0.text", .null, "messages[0].text"),
+            ("messages.0.created_at", nil, "messages[0].created_at"), ("messages.0.hlc", nil, "messages[0].hlc"),
+            ("tag_links.0.name", .string("  #  "), "tag_links[0].name"), ("tag_links.0.name", .string("「＃\u{3000}」"), "tag_links[0].name"),
+            ("tag_links.0.name", .int(5), "tag_links[0].name"), ("tag_links.0.name", .string("#海邊"), ""),
+            ("tag_links.0.position", .string("0"), "tag_links[0].position"), ("tag_links.0.created_at", .string("x"), "tag_links[0].created_at"),
+            ("tag_links.0.deleted_at", .int(0), "tag_links[0].deleted_at"), ("tag_links", .null, ""),
+        ]
+        let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
+        let expected = [""] + cases.map(\.field)
+        let clientFields = records.map { record -> String in
+            do throws(RecordDecodingError) { _ = try EntryRecord(json: record); return "" } catch { return error.field }
+        }
+        let rows = records.enumerated().map { "(\($0.offset), $r$\($0.element.serialized)$r$::jsonb)" }.joined(separator: ",\n")
+        // "ok" for readable: psql's output comes back trimmed, and empty first and last rows would go with it.
+        let answer = try await server.admin("SELECT coalesce(diary.unreadable_entry_field(r), 'ok') FROM (VALUES \(rows)) v(n, r) ORDER BY n")
+        let serverFields = answer.split(separator: "\n", omittingEmptySubsequences: false).map { $0 == "ok" ? "" : String($0) }
+        try #require(serverFields.count == records.count)
+        for index in records.indices {
+            let label = index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
+            #expect(clientFields[index] == expected[index], "client, \(label)")
+            #expect(serverFields[index] == expected[index], "server, \(label)")
+        }
+
+        // Every zone name the server takes is one clients know.
+        let zones = try await server.admin("SELECT name FROM diary.time_zone").split(separator: "\n").map(String.init)
+        #expect(zones.count > 300)
+        #expect(zones.filter { TimeZone(identifier: $0) == nil } == [])
+
+        // Through push: the unreadable ones are refused, nothing of them is stored, the readable ones apply.
+        let broken = base.setting("id", to: .string(randomId())).setting("media.0.kind", to: .string("gif"))
+        let fine = base.setting("id", to: .string(randomId())).setting("media.0.id", to: .string(randomId()))
+        let answered = try await server.push([("r1", broken), ("r2", fine)], as: alice)
+        #expect(pushStatuses(answered) == ["rejected", "applied"])
+        #expect(answered["results"]?[0]?["error"]?.stringValue?.contains("media[0].kind") == true)
+        #expect(try await server.admin("SELECT count(*) FROM diary.entry") == "1")
+        #expect(try await server.admin("SELECT count(*) FROM diary.media") == "1")
+    }
+
     // MARK: pull
 
     @Test func pullNeverSkipsAPushThatCommitsLate() async throws {
@@ -463,6 +555,51 @@ struct ServerSchemaTests {
         #expect(try await server.run("SELECT diary.finish_media('\(file)', 10, 3, '\(name)')", as: bob) == "f")
         let empty = await server.attempt("INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES (auth.uid(), 'x', 0, '')", as: bob)
         #expect(empty.sqlState == "23514")
+    }
+
+    @Test func mediaSpaceHasALimitTheOperatorSets() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice")
+        let bob = try await server.addPerson("bob")
+        func upload(_ person: SchemaServer.Person, _ label: String, _ n: Int, bytes: Int) async -> PSQLOutcome {
+            await server.attempt("""
+                INSERT INTO diary.media_chunk (user_id, sha256, n, bytes)
+                VALUES (auth.uid(), '\(fakeSHA256(label))', \(n), convert_to(repeat('x', \(bytes)), 'UTF8')) ON CONFLICT DO NOTHING
+                """, as: person)
+        }
+        func quota(_ person: SchemaServer.Person?) async throws -> (limit: Double?, used: Double?) {
+            let answer = try await server.json("SELECT diary.media_quota(\(person.map { "'\($0.role)'" } ?? "NULL"))", as: nil)
+            return (answer["limit"]?.doubleValue, answer["used"]?.doubleValue)
+        }
+        // No limit until the operator sets one.
+        #expect(await upload(alice, "a", 0, bytes: 1000).succeeded)
+        #expect(try await quota(alice) == (nil, 1000))
+        try await server.admin("SELECT diary.set_media_quota(NULL, 1500)")
+        #expect(try await quota(nil) == (1500, nil))
+        #expect(try await quota(bob) == (1500, 0))
+        // Over the default: refused with the state the client knows, nothing counted.
+        let over = await upload(alice, "a", 1, bytes: 600)
+        #expect(over.sqlState == "IB001")
+        #expect(try await quota(alice) == (1500, 1000))
+        // A person's own limit beats the default.
+        try await server.admin("SELECT diary.set_media_quota('\(alice.role)', 5000)")
+        #expect(await upload(alice, "a", 1, bytes: 600).succeeded)
+        #expect(await upload(alice, "a", 1, bytes: 600).succeeded, "a retried chunk is not counted twice")
+        #expect(try await quota(alice) == (5000, 1600))
+        #expect(await upload(bob, "b", 0, bytes: 1400).succeeded)
+        #expect(await upload(bob, "b", 1, bytes: 200).sqlState == "IB001")
+        // Removing chunks gives the space back; no default means no limit.
+        try await server.run("DELETE FROM diary.media_chunk WHERE user_id = auth.uid() AND n = 1", as: alice)
+        #expect(try await quota(alice) == (5000, 1000))
+        try await server.admin("SELECT diary.set_media_quota(NULL, NULL)")
+        #expect(await upload(bob, "b", 1, bytes: 200).succeeded)
+        #expect(try await quota(bob) == (nil, 1600))
+        // Only the operator sets or reads limits; nobody writes the counter by hand.
+        #expect(await server.attempt("SELECT diary.set_media_quota('\(alice.role)', NULL)", as: alice).sqlState == "42501")
+        #expect(await server.attempt("SELECT diary.media_quota('\(bob.role)')", as: alice).sqlState == "42501")
+        #expect(await server.attempt("UPDATE diary.account SET media_bytes = 0", as: alice).sqlState == "42501")
+        #expect(await server.attempt("SELECT diary.media_quota('nobody_here')", as: nil).sqlState == "42704")
+        #expect(await server.attempt("SELECT diary.set_media_quota(NULL, -1)", as: nil).sqlState == "22023")
     }
 
     // MARK: Accounts
@@ -635,6 +772,29 @@ private extension JSON {
         guard case let .object(pairs) = self else { return self }
         return .object(pairs.map { $0.0 == key ? ($0.0, value) : $0 })
     }
+
+    /// A copy with the value at a dotted path (`media.0.kind`) set, added, or removed (nil).
+    func setting(_ path: String, to value: JSON?) -> JSON {
+        let steps = path.split(separator: ".", maxSplits: 1).map(String.init)
+        let inner = { (current: JSON?) -> JSON? in
+            steps.count == 1 ? value : (current ?? .object([])).setting(steps[1], to: value)
+        }
+        switch self {
+        case let .object(pairs):
+            var result = pairs.compactMap { pair -> (String, JSON)? in
+                guard pair.0 == steps[0] else { return pair }
+                return inner(pair.1).map { (pair.0, $0) }
+            }
+            if !pairs.contains(where: { $0.0 == steps[0] }), let added = inner(nil) { result.append((steps[0], added)) }
+            return .object(result)
+        case var .array(items):
+            guard let index = Int(steps[0]), items.indices.contains(index) else { return self }
+            if let replaced = inner(items[index]) { items[index] = replaced } else { items.remove(at: index) }
+            return .array(items)
+        default:
+            return self
+        }
+    }
 }
 
 // MARK: - The cluster, through psql
@@ -702,6 +862,11 @@ private struct ChildProcess {
     }
 
     private func collect(_ status: Int32) throws -> PSQLOutcome {
+        // Closed here: the Process keeps its handles alive, and hundreds of psql runs would
+        // otherwise leave as many descriptors open in the test process (children inherit them).
+        for handle in [process.standardInput, process.standardOutput, process.standardError] {
+            if let handle = handle as? FileHandle, handle !== FileHandle.nullDevice { try? handle.close() }
+        }
         defer { try? FileManager.default.removeItem(at: folder) }
         return PSQLOutcome(status: status,
                            output: try String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)

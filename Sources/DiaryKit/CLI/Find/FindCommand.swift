@@ -14,7 +14,7 @@ package struct FindCommand: DiaryCommand {
             other. Your own words rank above the companion's; without words, newest first. Exit \
             status 1 when nothing is found, like grep. On a terminal at most 20 pages are shown \
             unless --limit says otherwise, and the next page is one --after away; piped output \
-            lists them all, each JSON line with its own cursor.
+            lists them all as it reads them (a few hundred at a time), each JSON line with its own cursor.
             """,
         version: DiaryVersion.current)
 
@@ -142,14 +142,12 @@ package struct FindCommand: DiaryCommand {
             return
         }
 
-        let result = try finder.find(request)
-        if let reason = result.emptyReason {
-            context.say(reason.phrase)
-            throw ExitCode(ExitStatus.nothingFound)
-        }
-        if result.hits.isEmpty { throw ExitCode(ExitStatus.nothingFound) }
         let colored = color == "always" || (color == "auto" && context.stdoutIsTerminal && context.environment["NO_COLOR"] == nil)
-        for (hit, cursor) in result.hits {
+        // Page by page: a piped search of the whole diary prints as it reads.
+        if request.limit == nil { try store.readWithoutMemoryMap() }
+        var found = false
+        let last = try finder.forEachHit(request) { hit, cursor in
+            found = true
             if context.json {
                 try Output.json(Rendering.hitJSON(hit, cursor: cursor, paths: context.paths))
             } else if full {
@@ -160,8 +158,13 @@ package struct FindCommand: DiaryCommand {
                                 highlight: colored)
             }
         }
-        if !context.json, result.more, let last = result.hits.last {
-            context.say(.moreResults(cursor: last.cursor))
+        if let reason = last.emptyReason {
+            context.say(reason.phrase)
+            throw ExitCode(ExitStatus.nothingFound)
+        }
+        if !found { throw ExitCode(ExitStatus.nothingFound) }
+        if !context.json, last.more, let cursor = last.hits.last?.cursor {
+            context.say(.moreResults(cursor: cursor))
         }
     }
 

@@ -23,6 +23,7 @@ struct BackupCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
+        try store.readWithoutMemoryMap()
         try ArchiveRunner.write(context: context, store: store, options: output, scope: .backup)
     }
 }
@@ -60,6 +61,7 @@ struct ExportCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
+        try store.readWithoutMemoryMap()
         var chosen = try ids.map { try store.resolve(reference: $0) }
         let filtered = !tags.isEmpty || on != nil || from != nil || to != nil
         if chosen.isEmpty && !filtered {
@@ -72,7 +74,9 @@ struct ExportCommand: DiaryCommand {
             request.from = from
             request.to = to
             request.order = .occurred
-            chosen = try Finder(store: store).find(request).hits.map(\.hit.entry.id).reversed()
+            // Ids only, page by page: the hits of a whole diary would not fit in flat memory.
+            _ = try Finder(store: store).forEachHit(request) { hit, _ in chosen.append(hit.entry.id) }
+            chosen.reverse()
             if chosen.isEmpty && filtered { throw InputError.usage(.nothingToExport) }
         }
         try ArchiveRunner.write(context: context, store: store, options: output, scope: .entries(chosen))
@@ -245,20 +249,6 @@ enum ArchiveRunner {
             try Output.line(Phrase.restoreDone(added: merge.added, updated: merge.updated, unchanged: merge.unchanged,
                                                conflicts: merge.conflictsKept, files: summary.filesAdded).text(context.language))
         }
-    }
-}
-
-/// Sizes for people: `1.5 GB`.
-enum ByteCount {
-    static func text(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000 && unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : "\((value * 10).rounded() / 10) \(units[unit])"
     }
 }
 

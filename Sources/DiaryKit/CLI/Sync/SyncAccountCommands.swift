@@ -178,6 +178,49 @@ struct UserAddCommand: DiaryCommand {
     }
 }
 
+/// `diary-sync quota`: the operator shows or sets how much media space people may use.
+struct QuotaCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quota",
+        abstract: "Show or set the media space a login may use on the server (the operator's job).",
+        discussion: """
+            Without --user, the default for every login without a limit of its own. LIMIT is a size \
+            in decimal units (500M, 2G, 1.5T) or none. A device whose upload would go past its limit \
+            keeps the file, syncs its pages, and exits 69 until the limit is raised.
+            """)
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("An admin login: postgres://admin@host[:port]/database.", valueName: "url"))
+    var url: String
+
+    @Option(name: .long, help: ArgumentHelp("The login whose limit to show or set.", valueName: "name"))
+    var user: String?
+
+    @Argument(help: ArgumentHelp("The new limit (500M, 2G, none); without it, the limit is shown.", valueName: "limit"))
+    var limit: String?
+
+    init() {}
+
+    func execute(_ context: CommandContext) async throws {
+        let newLimit: Int64?? = try limit.map { text in
+            if text.lowercased() == "none" { return .none }
+            guard let bytes = ByteCount.parse(text) else { throw SyncError.badSize(text) }
+            return bytes
+        }
+        let address = try ServerAddress(url)
+        let adminPassword = try Prompt.adminPassword(context, address: address, fromStdin: false)
+        let quota = try await Accounts.mediaQuota(address, password: adminPassword, user: user, limit: newLimit)
+        if context.json {
+            try Output.json(.object([("kind", .string("quota")), ("user", .optional(user)),
+                                     ("limit_bytes", quota.limit.map { .int($0) } ?? .null),
+                                     ("used_bytes", quota.used.map { .int($0) } ?? .null)]))
+        } else {
+            try Output.line(Phrase.quotaLine(user: user, limit: quota.limit, used: quota.used).text(context.language))
+        }
+    }
+}
+
 /// Passwords: from standard input, the URL, the environment (operators) or the terminal.
 enum Prompt {
     static func password(_ context: CommandContext, address: ServerAddress, fromStdin: Bool) throws -> String {

@@ -17,7 +17,7 @@ package struct SyncCommand: AsyncParsableCommand {
             """,
         version: DiaryVersion.current,
         subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, RemindCommand.self, GarbageCommand.self,
-                      LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self,
+                      LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
 
@@ -85,7 +85,12 @@ struct WatchCommand: DiaryCommand {
         let json = context.json
         let language = context.language
         let quiet = context.quiet
+        let quotaSaid = Locked(false)
         let watcher = SyncWatcher(store: store, credentials: credentials, synced: { report in
+            // Said once: every later round would find the space just as full.
+            if report.mediaOverQuota > 0, !quiet, !quotaSaid.withLock({ said in defer { said = true }; return said }) {
+                Output.standardError(Phrase.mediaSpaceFull(waiting: report.mediaOverQuota).text(language))
+            }
             guard !report.isEmpty else { return }
             try? SyncRunner.print(report, json: json, language: language)
         }, problem: { _, pause in
@@ -270,6 +275,7 @@ enum SyncRunner {
         try print(report, json: context.json, language: context.language)
         if report.refused > 0 { context.say(.syncRefused(count: report.refused)) }
         if report.rejected > 0 { context.say(.pulledRejected(count: report.rejected)) }
+        if report.mediaOverQuota > 0 { throw SyncError.mediaSpaceFull(waiting: report.mediaOverQuota) }
     }
 
     /// One line of what moved: JSON for programs, a sentence for people.
@@ -281,9 +287,11 @@ enum SyncRunner {
                 ("pulled", .int(Int64(report.pulled))), ("settings_pulled", .int(Int64(report.settingsPulled))),
                 ("conflicts_kept", .int(Int64(report.conflictsKept))), ("media_sent", .int(Int64(report.mediaSent))),
                 ("media_fetched", .int(Int64(report.mediaFetched))), ("media_waiting", .int(Int64(report.mediaWaiting))),
+                ("media_over_quota", .int(Int64(report.mediaOverQuota))),
             ]))
         } else if report.isEmpty {
-            try Output.line(Phrase.syncUpToDate.text(language))
+            // Held-back media are not "up to date"; the error that follows says why.
+            if report.mediaOverQuota == 0 { try Output.line(Phrase.syncUpToDate.text(language)) }
         } else {
             try Output.line(Phrase.synced(sent: report.pushed, received: report.pulled + report.settingsPulled,
                                           conflicts: report.conflictsKept, mediaSent: report.mediaSent,
