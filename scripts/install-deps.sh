@@ -7,7 +7,7 @@
 # the HTML export headless), the PostgreSQL server and client (the sync tests start a
 # throwaway cluster on loopback), nm/readelf (what a binary links), groff and man (the man
 # pages render without warnings), systemd-analyze (the reminder's timer units verify), GNU
-# time (peak memory of a command).
+# time (peak memory of a command), Python's venv (the real jrnl, from PyPI, for the tests).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -30,6 +30,8 @@ if [ "${1:-}" = "--tests" ]; then
     [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)
     # GNU time (not the shell's keyword) measures a child's peak memory.
     [ -x /usr/bin/time ] || missing+=(time)
+    # Virtual environments (the tests install the real jrnl into one); Debian ships them apart.
+    python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

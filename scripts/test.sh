@@ -5,6 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
 swift build --build-tests
+# The real jrnl, from PyPI in a virtual environment of its own, for the tests that move
+# journals both ways between it and the diary.
+if [ ! -x .build/jrnl-venv/bin/jrnl ]; then
+    python3 -m venv .build/jrnl-venv
+    .build/jrnl-venv/bin/pip install --quiet --disable-pip-version-check jrnl==4.6
+fi
+export DIARY_TEST_JRNL="$PWD/.build/jrnl-venv/bin/jrnl"
 # A throwaway Postgres on loopback for the sync tests, stopped and removed however the
 # tests end.
 cluster=$(mktemp -d /tmp/diary-pg.XXXXXX)

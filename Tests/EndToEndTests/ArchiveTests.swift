@@ -199,6 +199,99 @@ struct ArchiveTests {
         #expect(String(try shell(["sha256sum", restored.path]).output.prefix(64)) == digest)
     }
 
+    @Test("jrnl both ways, with the real jrnl: its JSON export comes in (in --zone; again, piped, it changes nothing), and our journal goes back into jrnl with the same dates, titles, tags and stars",
+          .enabled(if: ProcessInfo.processInfo.environment["DIARY_TEST_JRNL"] != nil, "scripts/test.sh installs jrnl"))
+    func jrnlBothWays() throws {
+        let jrnl = try #require(ProcessInfo.processInfo.environment["DIARY_TEST_JRNL"])
+        let sandbox = try Sandbox()
+        let environment = ["HOME": sandbox.root.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": "Asia/Taipei"]
+        /// jrnl with a journal and a config of its own in the sandbox (jrnl's defaults, no colour).
+        func journal(_ name: String) throws -> [String] {
+            let config = sandbox.root.appendingPathComponent("\(name).yaml")
+            try """
+                colors: {body: none, date: none, tags: none, title: none}
+                default_hour: 9
+                default_minute: 0
+                editor: ''
+                encrypt: false
+                highlight: false
+                indent_character: '|'
+                journals:
+                  default:
+                    journal: \(sandbox.root.appendingPathComponent("\(name).txt").path)
+                linewrap: 79
+                tagsymbols: '#@'
+                template: false
+                timeformat: '%F %r'
+                version: v4.6
+                """.write(to: config, atomically: true, encoding: .utf8)
+            return [jrnl, "--config-file", config.path]
+        }
+        /// What both tools must agree on, entry by entry: date, time, title, star, tags.
+        func essentials(_ export: URL) throws -> [String] {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: export)) as? [String: Any])
+            let entries = try #require(json["entries"] as? [[String: Any]])
+            return entries.map { entry in
+                let tags = ((entry["tags"] as? [String]) ?? []).sorted().joined(separator: " ")
+                return "\(entry["date"] ?? "") \(entry["time"] ?? "") \(entry["title"] ?? "") \(entry["starred"] ?? "") [\(tags)]"
+            }.sorted()
+        }
+
+        // Written by jrnl itself: one entry from its command line, two through its own import.
+        let theirs = try journal("theirs")
+        let typed = try shell(theirs + ["2026-11-20 18:30: 海邊的傍晚. 風很大 @海邊 @Sunset 心裡很安靜"], environment: environment)
+        #expect(typed.status == 0, "\(typed.output)")
+        let text = try sandbox.makeFile("typed.txt", Data("""
+            [2026-11-21 07:05] Morning walk *
+            Saw @herons by the river.
+            Second line.
+
+            [2026-11-22 21:40] 夜裡的雨
+            下了一整夜 @雨天 @海邊
+
+            """.utf8))
+        #expect(try shell(theirs + ["--import", "--file", text.path], environment: environment).status == 0)
+        let exported = sandbox.root.appendingPathComponent("theirs.json")
+        #expect(try shell(theirs + ["--format", "json", "--file", exported.path], environment: environment).status == 0)
+        #expect(try essentials(exported).count == 3)
+
+        let imported = try sandbox.run("diary-sync", ["import", exported.path, "--zone", "Asia/Taipei"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.lines.first?["source"] as? String == "jrnl")
+        #expect(imported.lines.first?["added"] as? Int == 3)
+        let pages = try sandbox.run("diary-find", ["--json"]).lines.sorted { "\($0["occurred_at"]!)" < "\($1["occurred_at"]!)" }
+        #expect(pages.map { $0["title"] as? String } == ["海邊的傍晚.", "Morning walk", "夜裡的雨"])
+        #expect(pages.map { $0["occurred_at"] as? String } == ["2026-11-20T18:30:00+08:00", "2026-11-21T07:05:00+08:00", "2026-11-22T21:40:00+08:00"])
+        #expect(pages.map { ($0["tags"] as? [String] ?? []).sorted() } == [["sunset", "海邊"], ["herons"], ["海邊", "雨天"]])
+        #expect(pages.map { $0["starred"] as? Bool } == [false, true, false])
+        #expect(pages[1]["summary"] as? String == "Saw @herons by the river.\nSecond line.")
+
+        // The same export again, through a pipe and under another zone: the same entries.
+        let again = try sandbox.run("diary-sync", ["import", "--zone", "Asia/Tokyo"], input: try Data(contentsOf: exported))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.lines.first?["unchanged"] as? Int == 3 && again.lines.first?["added"] as? Int == 0)
+
+        // Back into jrnl: a journal jrnl imports to the same entries it exported.
+        let back = sandbox.root.appendingPathComponent("back.txt")
+        let written = try sandbox.run("diary-sync", ["export", "--format", "jrnl", "-o", back.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(written.lines.first?["entries"] as? Int == 3)
+        let ours = try journal("ours")
+        #expect(try shell(ours + ["--import", "--file", back.path], environment: environment).status == 0)
+        let returned = sandbox.root.appendingPathComponent("ours.json")
+        #expect(try shell(ours + ["--format", "json", "--file", returned.path], environment: environment).status == 0)
+        #expect(try essentials(returned) == essentials(exported))
+
+        // A broken export names its field and changes nothing.
+        let before = try sandbox.snapshot()
+        let broken = try sandbox.run("diary-sync", ["import", "-"], stdin: #"{"entries": [{"title": "x", "time": "09:00"}]}"#)
+        #expect(broken.status == 65)
+        #expect(broken.stderr.contains("entries[0].date"), "\(broken.stderr)")
+        #expect(try sandbox.snapshot() == before)
+        let badZone = try sandbox.run("diary-sync", ["import", exported.path, "--zone", "Mars/Base"])
+        #expect(badZone.status == 64 && badZone.stderr.contains("--zone Mars/Base"), "\(badZone.stderr)")
+    }
+
     @Test("piping an archive to a terminal, a missing file, an unknown format: clear words and the right status")
     func mistakes() throws {
         let (sandbox, _) = try diary()

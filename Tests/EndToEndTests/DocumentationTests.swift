@@ -14,7 +14,7 @@ struct DocumentationTests {
         let sandbox = try Sandbox()
         var help = try sandbox.run(tool, ["--help"]).stdout
         if tool == "diary-sync" {
-            for subcommand in ["sync", "push", "pull", "watch", "status", "set", "remind", "gc", "login", "logout", "delete-account", "server-init", "user-add", "backup", "export", "restore", "import"] {
+            for subcommand in ["sync", "push", "pull", "watch", "status", "set", "remind", "gc", "login", "logout", "delete-account", "server-init", "user-add", "quota", "backup", "export", "restore", "import"] {
                 help += try sandbox.run(tool, [subcommand, "--help"]).stdout
             }
         }

@@ -26,6 +26,8 @@ package struct ImportSummary: Sendable, Equatable {
     package var merge = MergeReport()
     /// Media and thumbnail files that were not on this device before.
     package var filesAdded = 0
+    /// Day One attachments whose bytes are not the MD5 their name gives (kept all the same).
+    package var mismatchedFiles: [String] = []
 }
 
 /// Reads diary archives (and Day One exports) back into a diary. Everything is read and
@@ -36,16 +38,25 @@ package enum ArchiveImport {
     /// reads Day One exports.
     package enum Mode: Sendable { case restore, importEntries }
 
-    /// Reads the archive from `descriptor` (a file or stdin; not closed) into the store.
+    /// Reads the archive from `descriptor` (a file or stdin; not closed) into the store. A
+    /// JSON document instead of an archive is read as jrnl's export, its times in `zone`.
     package static func run(store: DiaryStore, from descriptor: Int32, mode: Mode, limits: ArchiveLimits = ArchiveLimits(),
-                           totalBytes: Int64? = nil, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ImportSummary {
+                           totalBytes: Int64? = nil, zone: TimeZone = .current,
+                           progress: ((ArchiveProgress) -> Void)? = nil) throws -> ImportSummary {
         removeStaleStaging(in: store.paths.home)
+        var summary = ImportSummary()
+        let (prefix, taken) = try peek(descriptor)
+        if Jrnl.isJSONObject(prefix) {
+            summary.source = "jrnl"
+            let records = try Jrnl.records(try readWhole(descriptor, after: taken ? prefix : [], limit: limits.recordBytes), zone: zone)
+            summary.merge = try store.merge(records, extras: nil, source: "import")
+            return summary
+        }
         let staging = try makeStaging(in: store.paths.home)
         defer { try? FileManager.default.removeItem(at: staging) }
-        let reader = try ArchiveReader(fileDescriptor: descriptor)
+        let reader = taken ? try ArchiveReader(fileDescriptor: descriptor, after: prefix) : try ArchiveReader(fileDescriptor: descriptor)
         var unpacked = try Unpacked.read(reader, staging: staging, limits: limits, totalBytes: totalBytes, progress: progress)
 
-        var summary = ImportSummary()
         let records: [EntryRecord]
         var extras: DiaryExtras?
         if let manifest = unpacked.manifest {
@@ -59,7 +70,8 @@ package enum ArchiveImport {
             }
         } else if !unpacked.dayOneJournals.isEmpty {
             summary.source = "dayone"
-            records = try DayOne.records(journals: unpacked.dayOneJournals.map { ($0, unpacked.texts[$0] ?? []) }, files: &unpacked.files)
+            records = try DayOne.records(journals: unpacked.dayOneJournals.map { ($0, unpacked.texts[$0] ?? []) }, files: &unpacked.files,
+                                         mismatched: &summary.mismatchedFiles)
         } else {
             throw ArchiveError.notDiaryArchive
         }
@@ -72,7 +84,47 @@ package enum ArchiveImport {
             throw error
         }
         summary.filesAdded = placed.count
+        // Day One carries no thumbnails: made now, after the pages are safely stored (a
+        // backup's come with it).
+        if summary.source == "dayone" { MediaPreviews.ensure(records.flatMap { $0.liveMedia.map(\.item) }, store: store) }
         return summary
+    }
+
+    /// The input's first bytes, enough to tell a JSON document from an archive: read in
+    /// place from a file (pread), taken from a pipe (`taken`: the caller must pass them on).
+    private static func peek(_ descriptor: Int32) throws -> (bytes: [UInt8], taken: Bool) {
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let offset = lseek(descriptor, 0, SEEK_CUR)
+        if offset >= 0 {
+            var got = -1
+            repeat { got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) } } while got < 0 && errno == EINTR
+            guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
+            return (Array(bytes[..<got]), false)
+        }
+        // A pipe: read until something other than white space has come, or the end.
+        var taken: [UInt8] = []
+        while taken.count < 1 << 16 {
+            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
+            taken += bytes[..<got]
+            if got == 0 || Jrnl.isJSONObject(taken) || taken.contains(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) { break }
+        }
+        return (taken, true)
+    }
+
+    /// `prefix` and everything after it on the descriptor, refused past `limit` bytes.
+    private static func readWhole(_ descriptor: Int32, after prefix: [UInt8], limit: Int64) throws -> [UInt8] {
+        var bytes = prefix
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
+            if got == 0 { return bytes }
+            bytes += block[..<got]
+            guard bytes.count <= limit else { throw ArchiveError.tooLarge(path: Jrnl.member) }
+        }
     }
 
     /// Moves staged media and thumbnails the records use into the store (content-addressed:

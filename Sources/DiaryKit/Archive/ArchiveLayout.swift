@@ -1,3 +1,4 @@
+import Crypto
 import DiaryKit
 import Foundation
 
@@ -24,6 +25,21 @@ enum ArchiveLayout {
 
     static func mediaPath(_ item: MediaItem) -> String { "media/\(item.sha256).\(item.fileExtension)" }
     static func thumbnailPath(_ sha256: String) -> String { "thumbs/\(sha256).jpg" }
+
+    /// The id of an entry that comes from elsewhere under a name of its own (an import's
+    /// key): a name-derived UUID (version 8) from its SHA-256, the same for the same name.
+    static func derivedId(_ name: String) -> String {
+        var bytes = Array(SHA256.hash(data: Array(name.utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0f) | 0x80
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        return dashed(Hex.string(bytes))
+    }
+
+    /// 32 hex digits as a UUID is written: 8-4-4-4-12.
+    static func dashed(_ hex: String) -> String {
+        let digits = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+    }
 
     // The last 8 hex digits: a UUIDv7 starts with its time, so entries of the same weeks share their first 8.
     static func pagePath(_ record: EntryRecord) -> String {

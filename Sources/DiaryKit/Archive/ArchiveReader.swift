@@ -35,10 +35,23 @@ final class ArchiveReader {
     private let archive: OpaquePointer
     private let descriptor: Int32
     private let closesDescriptor: Bool
+    /// The source libarchive reads through, when it is not the descriptor itself.
+    private var source: PrefixedSource?
 
     /// Reads from an already open descriptor, which may be a pipe; it is left open.
     convenience init(fileDescriptor: Int32) throws(ArchiveError) {
-        self.init(archive: try Self.makeArchive(fileDescriptor), descriptor: fileDescriptor, closesDescriptor: false)
+        self.init(archive: try Self.makeArchive { archive_read_open_fd($0, fileDescriptor, ArchiveReader.blockSize) },
+                  descriptor: fileDescriptor, closesDescriptor: false)
+    }
+
+    /// Reads `prefix` and then the rest of a pipe: the bytes a caller already took from it to
+    /// see what kind of input it is. The descriptor is left open.
+    convenience init(fileDescriptor: Int32, after prefix: [UInt8]) throws(ArchiveError) {
+        let source = PrefixedSource(descriptor: fileDescriptor, prefix: prefix)
+        let client = Unmanaged.passUnretained(source).toOpaque()
+        self.init(archive: try Self.makeArchive { archive_read_open($0, client, nil, readPrefixedSource, nil) },
+                  descriptor: fileDescriptor, closesDescriptor: false)
+        self.source = source
     }
 
     /// Reads the archive file at `path`.
@@ -46,8 +59,8 @@ final class ArchiveReader {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotOpen(path: path) }
         let archive: OpaquePointer
-        do {
-            archive = try Self.makeArchive(descriptor)
+        do throws(ArchiveError) {
+            archive = try Self.makeArchive { archive_read_open_fd($0, descriptor, ArchiveReader.blockSize) }
         } catch {
             close(descriptor)
             throw error
@@ -123,8 +136,8 @@ final class ArchiveReader {
         text.map { String(cString: $0) }
     }
 
-    /// A new libarchive reader opened on `descriptor`.
-    private static func makeArchive(_ descriptor: Int32) throws(ArchiveError) -> OpaquePointer {
+    /// A new libarchive reader, opened by `open`.
+    private static func makeArchive(open: (OpaquePointer) -> Int32) throws(ArchiveError) -> OpaquePointer {
         guard let archive = archive_read_new() else { throw .corrupt("libarchive could not allocate a reader") }
         // Every decompressor libarchive runs in-process. Not support_filter_all: that adds lrzip, grzip and
         // lzop (no library here), which libarchive runs as external programs — not for an archive's say-so.
@@ -144,12 +157,46 @@ final class ArchiveReader {
             archive_read_support_format_rar, archive_read_support_format_rar5, archive_read_support_format_warc,
         ]
         for support in filters + formats { _ = support(archive) }
-        let status = LibArchive.inUTF8 { archive_read_open_fd(archive, descriptor, blockSize) }
+        let status = LibArchive.inUTF8 { open(archive) }
         guard status == ARCHIVE_OK else {
             let error = ArchiveError.corrupt(LibArchive.message(archive, "not an archive"))
             archive_read_free(archive)
             throw error
         }
         return archive
+    }
+}
+
+/// A pipe whose first bytes were already read: libarchive gets those, then the rest.
+private final class PrefixedSource {
+    let descriptor: Int32
+    var prefix: [UInt8]
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: ArchiveReader.blockSize, alignment: 16)
+
+    init(descriptor: Int32, prefix: [UInt8]) {
+        self.descriptor = descriptor
+        self.prefix = prefix
+    }
+
+    deinit { buffer.deallocate() }
+}
+
+/// libarchive's read callback for a `PrefixedSource`: the next block, 0 at the end, -1 on an error.
+private func readPrefixedSource(_ archive: OpaquePointer?, _ client: UnsafeMutableRawPointer?,
+                                _ block: UnsafeMutablePointer<UnsafeRawPointer?>?) -> la_ssize_t {
+    guard let client, let block else { return -1 }
+    let source = Unmanaged<PrefixedSource>.fromOpaque(client).takeUnretainedValue()
+    if !source.prefix.isEmpty {
+        let count = source.prefix.count
+        source.prefix.withUnsafeBytes { source.buffer.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        source.prefix = []
+        block.pointee = UnsafeRawPointer(source.buffer)
+        return count
+    }
+    while true {
+        let got = read(source.descriptor, source.buffer, ArchiveReader.blockSize)
+        if got < 0 && errno == EINTR { continue }
+        block.pointee = UnsafeRawPointer(source.buffer)
+        return got
     }
 }

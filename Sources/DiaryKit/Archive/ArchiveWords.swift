@@ -30,8 +30,8 @@ extension Phrase {
             "This archive comes from a newer version (format \(version)); please update InnerBloom Diary first.")
     }
 
-    static let archiveNotDiary = Phrase("這不是 InnerBloom 日記的封存檔，也不是 Day One 的匯出檔",
-        "This is neither an InnerBloom Diary archive nor a Day One export.")
+    static let archiveNotDiary = Phrase("這不是 InnerBloom 日記的封存檔，也不是 Day One 或 jrnl 的匯出檔",
+        "This is neither an InnerBloom Diary archive nor a Day One or jrnl export.")
 
     static let archiveCorrupt = Phrase("封存檔損壞或不完整，已拒絕，日記沒有任何改變",
         "The archive is damaged or incomplete and was refused; the diary is unchanged.")
@@ -41,6 +41,12 @@ extension Phrase {
 
     static func archiveUnreadableSource(path: String) -> Phrase {
         Phrase("無法讀取檔案：\(TerminalText.quoted(path))", "Cannot read the file: \(TerminalText.quoted(path))")
+    }
+
+    /// A Day One attachment kept although its bytes are not the MD5 its name gives.
+    package static func dayOneFileMismatch(path: String) -> Phrase {
+        Phrase("Day One 匯出檔裡的這個檔案和它的 MD5 檔名不符，仍依實際內容保留，請看看它是不是你要的：\(TerminalText.quoted(path))",
+            "This file of the Day One export does not match the MD5 its name gives; it was kept as it is, check that it is the one you want: \(TerminalText.quoted(path))")
     }
 
     static func mediaFileCorrupt(path: String) -> Phrase {
@@ -57,8 +63,8 @@ extension Phrase {
     }
 
     package static func unknownFormat(name: String) -> Phrase {
-        Phrase("不認得的格式：\(TerminalText.quoted(name))（可用 tar、tar.gz、tar.zst、tar.xz、zip、dayone、html）",
-            "Unknown format: \(TerminalText.quoted(name)) (use tar, tar.gz, tar.zst, tar.xz, zip, dayone or html).")
+        Phrase("不認得的格式：\(TerminalText.quoted(name))（可用 tar、tar.gz、tar.zst、tar.xz、zip、dayone、jrnl、html）",
+            "Unknown format: \(TerminalText.quoted(name)) (use tar, tar.gz, tar.zst, tar.xz, zip, dayone, jrnl or html).")
     }
 
     package static let htmlNeedsFolder = Phrase("HTML 匯出需要用 -o 指定資料夾", "The HTML export needs a folder: -o FOLDER.")

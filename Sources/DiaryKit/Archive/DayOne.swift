@@ -20,19 +20,26 @@ import Darwin
 ///   "height":3024,"date":"…","orderInEntry":0}],"videos":[…],"audios":[…]}]}
 /// ```
 ///
-/// An imported entry is a saved page without a chat: the first line, when it is a Markdown
-/// heading, is the title and the rest (attachment references taken out) is the page. Ids
+/// An imported entry is a saved page without a chat: its first line is the title, as Day One
+/// shows it, and the rest (attachment references taken out) is the page. Ids
 /// and clocks come from Day One's own uuids and times, so importing the same export twice
 /// changes nothing. Our export is the inverse: what it writes imports back to the same
 /// titles, pages, tags, times (to the second, Day One's precision), zones, places, weather
 /// and media bytes; the conversation, notes and analysis have no place in Day One's format.
 package enum DayOne {
-    /// A journal file at the top of the zip.
-    static func isJournal(_ path: String) -> Bool { !path.contains("/") && path.lowercased().hasSuffix(".json") }
-    /// A photo, video or audio file of the export.
+    /// A journal file at the top of the zip, or in one folder at its top (people re-zip an
+    /// unpacked export as `Export/Journal.json`).
+    static func isJournal(_ path: String) -> Bool {
+        path.split(separator: "/").count <= 2 && !isClutter(path) && path.lowercased().hasSuffix(".json")
+    }
+    /// A photo, video or audio file of the export, beside its journal.
     static func isMediaFile(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
-        return parts.count == 2 && ["photos", "videos", "audios"].contains(String(parts[0]))
+        return (2...3).contains(parts.count) && !isClutter(path) && ["photos", "videos", "audios"].contains(String(parts[parts.count - 2]))
+    }
+    /// What a Mac adds when it zips a folder (`__MACOSX/`, `._Journal.json`, `.DS_Store`).
+    private static func isClutter(_ path: String) -> Bool {
+        path.split(separator: "/").contains { $0 == "__MACOSX" || $0.hasPrefix(".") }
     }
 
     /// The device every imported row is stamped with: its clock is Day One's modification time.
@@ -46,12 +53,18 @@ package enum DayOne {
     /// entries use are also entered in `files` under their content-addressed archive path
     /// (`media/<sha256>.<ext>`), where the importer looks for them.
     static func records(journal: [UInt8], files: inout [String: StagedFile], member: String = journalName) throws -> [EntryRecord] {
-        try records(journals: [(member, journal)], files: &files)
+        var mismatched: [String] = []
+        return try records(journals: [(member, journal)], files: &files, mismatched: &mismatched)
     }
 
     /// The entries of every journal of the export, in order; an entry found twice is taken once.
-    static func records(journals: [(path: String, bytes: [UInt8])], files: inout [String: StagedFile]) throws -> [EntryRecord] {
+    /// `mismatched` gets the attachments whose bytes are not the MD5 their name gives: Day One
+    /// exports carry such files, and each is kept under its real SHA-256 rather than costing
+    /// every entry of the export.
+    static func records(journals: [(path: String, bytes: [UInt8])], files: inout [String: StagedFile],
+                        mismatched: inout [String]) throws -> [EntryRecord] {
         var reader = JournalReader(files: files, now: Date())
+        defer { mismatched = reader.mismatched }
         var records: [EntryRecord] = []
         var seen: Set<String> = []
         for journal in journals {
@@ -67,15 +80,11 @@ package enum DayOne {
     /// anything else (never seen from Day One itself) is hashed into the same shape, so the
     /// same identifier always gives the same id.
     static func identifier(_ raw: String) -> String {
-        var hex = raw.lowercased().replacingOccurrences(of: "-", with: "")
-        if !(hex.utf8.count == 32 && hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })) {
-            var bytes = Array(SHA256.hash(data: Array("dayone:\(raw)".utf8)).prefix(16))
-            bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8: a custom, name-derived UUID
-            bytes[8] = (bytes[8] & 0x3f) | 0x80
-            hex = Hex.string(bytes)
+        let hex = raw.lowercased().replacingOccurrences(of: "-", with: "")
+        guard hex.utf8.count == 32 && hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return ArchiveLayout.derivedId("dayone:\(raw)")
         }
-        let digits = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }.joined(separator: "-")
+        return ArchiveLayout.dashed(hex)
     }
 
     /// Day One's identifier for one of our ids: 32 uppercase hex digits.
@@ -121,10 +130,9 @@ package enum DayOne {
     }
 
     /// Splits an entry's Markdown into our title and page. The first line with words is the
-    /// title when it is a heading (`# …`); without a heading the entry has no title and all
-    /// of its text is the page (Day One itself only shows that line as a title, nothing marks
-    /// it as one). References to attachments (`![](dayone-moment://…)`) are taken out, with
-    /// the blank lines they leave, and Markdown's backslash escapes, which Day One writes
+    /// title, as Day One shows it (its heading marks, `# …`, taken off), and the rest is the
+    /// page. References to attachments (`![](dayone-moment://…)`) are taken out, with the
+    /// blank lines they leave, and Markdown's backslash escapes, which Day One writes
     /// generously (`Hello\.`), are undone.
     package static func page(from text: String) -> (title: String?, summary: String?) {
         var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
@@ -134,8 +142,9 @@ package enum DayOne {
                 return (stripped, stripped.allSatisfy(\.isWhitespace))
             }
         var title: String?
-        if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }), let heading = headingText(lines[first].text) {
-            let text = unescape(String(heading)).trimmingCharacters(in: .whitespaces)
+        if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }) {
+            let line = lines[first].text
+            let text = unescape(String(headingText(line) ?? line)).trimmingCharacters(in: .whitespaces)
             title = text.isEmpty ? nil : text
             lines.remove(at: first)
         }
@@ -165,7 +174,8 @@ package enum DayOne {
             out = "# \(escape(oneLine))"
         }
         if var body = summary.map(escape), !body.isEmpty {
-            // Without a title, a page that begins like a heading must not be read back as one.
+            // Without a title, Day One shows (and an import takes) the first line as one: a
+            // line that begins like a heading keeps its `#` there.
             if out.isEmpty, let first = body.split(separator: "\n").first(where: { !$0.allSatisfy(\.isWhitespace) }),
                headingText(first) != nil, let hash = body.firstIndex(of: "#") {
                 body.insert("\\", at: hash)
@@ -354,14 +364,16 @@ private struct JournalReader {
     /// Attachments used, under their content-addressed archive path.
     private(set) var placed: [String: StagedFile] = [:]
     private var mediaIds: Set<String> = []
+    /// Attachments whose bytes are not the MD5 their name gives, in the order met.
+    private(set) var mismatched: [String] = []
 
     init(files: [String: StagedFile], now: Date) {
         self.files = files
         self.now = now
         for path in files.keys where DayOne.isMediaFile(path) {
-            let parts = path.split(separator: "/")
-            let stem = parts[1].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0].lowercased()
-            byDigest["\(parts[0])/\(stem)", default: []].append(path)
+            let parts = path.split(separator: "/").suffix(2)
+            let stem = parts.last!.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0].lowercased()
+            byDigest["\(parts.first!)/\(stem)", default: []].append(path)
         }
         for key in byDigest.keys { byDigest[key]?.sort() }
     }
@@ -468,7 +480,8 @@ private struct JournalReader {
             return actual == type?.lowercased() || DayOne.fileType(actual, kind: kind)?.fileExtension == wanted
         } ?? candidates[0]
         guard let staged = files[path] else { return nil }
-        guard staged.md5 == md5 else { throw ArchiveError.manifestMismatch(path: path) }
+        // Its bytes are what they are: stored under their own SHA-256, the mismatch reported.
+        if staged.md5 != md5 && !mismatched.contains(path) { mismatched.append(path) }
 
         guard let format = types[path] ?? DayOne.fileType(type ?? fileExtension(path), kind: kind) else { return nil }
         types[path] = format

@@ -259,20 +259,35 @@ private struct JSONParser {
         return value
     }
 
+    /// JSON's number, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, read by hand: a
+    /// regular expression here was compiled anew for every number of a pull or a restore.
     mutating func parseNumber() -> JSON? {
         let start = index
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var isInteger = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if (0x30...0x39).contains(byte) { index += 1; continue }
-            if [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(byte) {
-                isInteger = false; index += 1; continue
-            }
-            break
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            return index - from
         }
-        guard index > start, let text = String(bytes: bytes[start..<index], encoding: .ascii),
-              text.wholeMatch(of: /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/) != nil else { return nil }
+        func skip(_ byte: UInt8, or other: UInt8? = nil) -> Bool {
+            guard index < bytes.count, bytes[index] == byte || bytes[index] == other else { return false }
+            index += 1
+            return true
+        }
+        _ = skip(UInt8(ascii: "-"))
+        let whole = index
+        let wholeDigits = digits()
+        guard wholeDigits > 0, wholeDigits == 1 || bytes[whole] != UInt8(ascii: "0") else { return nil }
+        var isInteger = true
+        if skip(UInt8(ascii: ".")) {
+            isInteger = false
+            guard digits() > 0 else { return nil }
+        }
+        if skip(UInt8(ascii: "e"), or: UInt8(ascii: "E")) {
+            isInteger = false
+            _ = skip(UInt8(ascii: "+"), or: UInt8(ascii: "-"))
+            guard digits() > 0 else { return nil }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
         return Double(text).map(JSON.double)
     }

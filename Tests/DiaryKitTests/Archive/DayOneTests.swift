@@ -79,6 +79,13 @@ import Testing
         return try md5sum(file)
     }
 
+    static func sha256(_ bytes: [UInt8], scratch: URL) throws -> String {
+        let file = scratch.appendingPathComponent("sha-\(UUID().uuidString)")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try ArchiveTool.sha256sum(file)
+    }
+
     /// A zip made by bsdtar from these files (it adds the folders too, as Day One's zips have).
     static func bsdtarZip(_ members: [(path: String, bytes: [UInt8])], scratch: URL) throws -> URL {
         let folder = scratch.appendingPathComponent("tree-\(UUID().uuidString)")
@@ -189,8 +196,8 @@ import Testing
         #expect(Self.files(under: diary.store.paths.media) == [item.relativePath], "the raw photo stayed out")
 
         let second = records[1]
-        #expect(second.title == nil, "no heading: no title")
-        #expect(second.summary == "Just a quiet day.\nNothing else.")
+        #expect(second.title == "Just a quiet day.", "no heading: the first line, as Day One shows it")
+        #expect(second.summary == "Nothing else.")
         #expect(second.timeZone == "UTC", "an unknown zone")
         #expect(second.updatedAt == second.createdAt)
         #expect(second.tags.isEmpty && second.media.isEmpty)
@@ -218,20 +225,47 @@ import Testing
         #expect(try diary.store.tagUses().first { $0.name == "旅行" }?.count == 1)
     }
 
-    @Test func aFileWhoseNameIsNotItsMD5IsRefusedBeforeTheStoreIsTouched() throws {
+    /// Real exports carry photos whose bytes are not the MD5 their name gives, and people
+    /// re-zip an unpacked export inside a folder (a Mac adds its own clutter): every entry
+    /// still comes in, the photo under the SHA-256 of its real bytes, and the summary names it.
+    @Test func aFileWhoseNameIsNotItsMD5IsKeptAndNamedInAJournalInATopFolder() throws {
         let scratch = try ArchiveTool.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let diary = try TestDiary()
         let wrong = String(repeating: "ab", count: 16)
         let zip = try Self.writerZip([
-            ("Journal.json", Array(Self.journal(photoMD5: wrong, rawMD5: "00").utf8)),
-            ("photos/\(wrong).jpeg", Self.photo),
+            ("Export/Journal.json", Array(Self.journal(photoMD5: wrong, rawMD5: "00").utf8)),
+            ("Export/photos/\(wrong).jpeg", Self.photo),
+            ("__MACOSX/Export/._Journal.json", [0, 5, 22, 7]),
+            ("Export/.DS_Store", [0, 0, 0, 1]),
         ], scratch: scratch)
 
-        #expect(throws: ArchiveError.manifestMismatch(path: "photos/\(wrong).jpeg")) { try Self.importZip(zip, into: diary) }
-        #expect(try diary.store.entryIds(includingDeleted: true).isEmpty)
-        #expect(Self.files(under: diary.store.paths.media).isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: diary.root.path).allSatisfy { !$0.hasPrefix(".incoming-") })
+        let summary = try Self.importZip(zip, into: diary)
+        #expect(summary.source == "dayone")
+        #expect(summary.mismatchedFiles == ["Export/photos/\(wrong).jpeg"])
+        #expect(summary.merge.added == 2, "both entries, the photo's and the other")
+        let records = try diary.store.entryRecords(ids: try diary.store.entryIds(includingDeleted: true))
+        let photo = try #require(records.flatMap(\.media).first)
+        let sha = try Self.sha256(Self.photo, scratch: scratch)
+        #expect(photo.item.sha256 == sha)
+        #expect(Self.files(under: diary.store.paths.media).map { ($0 as NSString).lastPathComponent } == ["\(sha).jpg"])
+        let again = try Self.importZip(zip, into: diary)
+        #expect(again.merge.unchanged == 2 && again.filesAdded == 0, "the same export again changes nothing")
+    }
+
+    @Test func importedPhotosGetTheirThumbnails() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let diary = try TestDiary()
+        let jpeg = MediaFixtures.shared.bytes("x.jpg")
+        let md5 = try Self.md5(jpeg, scratch: scratch)
+        let journal = ##"{"entries":[{"uuid":"CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC","creationDate":"2024-01-02T03:04:05Z","text":"# Snow","##
+            + #""photos":[{"identifier":"P9","md5":"\#(md5)","type":"jpeg"}]}]}"#
+        let zip = try Self.writerZip([("Journal.json", Array(journal.utf8)), ("photos/\(md5).jpeg", jpeg)], scratch: scratch)
+        _ = try Self.importZip(zip, into: diary)
+        let item = try #require(try diary.store.entryRecords(ids: try diary.store.entryIds(includingDeleted: false)).first?.media.first?.item)
+        let thumbnail = try #require(item.thumbnailPath, "the imported photo has a thumbnail")
+        #expect(FileManager.default.fileExists(atPath: diary.store.paths.thumbnails.appendingPathComponent(thumbnail).path))
     }
 
     @Test func aBrokenJournalIsNamedWithTheWrongField() throws {
@@ -307,8 +341,10 @@ import Testing
               "photos":[{"identifier":"P1","md5":"\#(md5a)","type":"jpeg"}]},
              {"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",\#(date),"text":"# A again"}]}
             """#
+        var mismatched: [String] = []
         let records = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
-                                         files: &files)
+                                         files: &files, mismatched: &mismatched)
+        #expect(mismatched.isEmpty)
         #expect(records.map(\.title) == ["A", "B"], "every journal, an entry found twice taken once")
 
         let a = records[0]
@@ -331,14 +367,15 @@ import Testing
         #expect(b.media[0].id != a.media[1].id && UUIDv7.isWellFormed(b.media[0].id))
         var again = files
         let twice = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
-                                       files: &again)
+                                       files: &again, mismatched: &mismatched)
         #expect(twice == records)
 
-        // A name that lies about the bytes is refused.
+        // A name that lies about the bytes: the file is taken for what it is, and named.
         var lying: [String: StagedFile] = ["photos/\(md5a).jpeg": staged("9", shaA, md5b)]
-        #expect(throws: ArchiveError.manifestMismatch(path: "photos/\(md5a).jpeg")) {
-            try DayOne.records(journal: Array(work.utf8), files: &lying)
-        }
+        var named: [String] = []
+        let kept = try DayOne.records(journals: [("Work.json", Array(work.utf8))], files: &lying, mismatched: &named)
+        #expect(named == ["photos/\(md5a).jpeg"])
+        #expect(kept.first { $0.title == "B" }?.media.map(\.item.sha256) == [shaA])
     }
 
     @Test func aClockFromTheFarFutureCountsAsTheOldest() throws {
@@ -360,17 +397,18 @@ import Testing
         return [page.title, page.summary]
     }
 
-    @Test func theFirstHeadingIsTheTitleAndTheRestIsThePage() {
+    @Test func theFirstLineIsTheTitleAndTheRestIsThePage() {
         #expect(Self.read("# Title\n\nBody") == ["Title", "Body"])
         #expect(Self.read("## Sub heading\r\nBody\r\n") == ["Sub heading", "Body"])
-        #expect(Self.read("#NoSpace\nBody") == [nil, "#NoSpace\nBody"])
-        #expect(Self.read("Plain first line\n\nMore") == [nil, "Plain first line\n\nMore"])
+        #expect(Self.read("#NoSpace\nBody") == ["#NoSpace", "Body"])
+        #expect(Self.read("\n  Plain first line\\.\n\nMore") == ["Plain first line.", "More"])
         #expect(Self.read("") == [nil, nil])
         #expect(Self.read("# \n\nBody") == [nil, "Body"])
         #expect(Self.read("# Only a title") == ["Only a title", nil])
         #expect(Self.read("![](dayone-moment://AAA)\n\n# Title\n\nOne\n\n![](dayone-moment:/video/BBB)\n\nTwo ![](dayone-moment://CCC) end") == ["Title", "One\n\nTwo  end"])
         #expect(Self.read("# Hello\\!\n\nA\\.B \\\\ C\\d") == ["Hello!", "A.B \\ C\\d"])
-        #expect(Self.read("Keep ![a picture](https://example.com/x.jpg)") == [nil, "Keep ![a picture](https://example.com/x.jpg)"])
+        #expect(Self.read("Title\nKeep ![a picture](https://example.com/x.jpg)") == ["Title", "Keep ![a picture](https://example.com/x.jpg)"])
+        #expect(Self.read("![](dayone-moment://AAA)\nOne line only") == ["One line only", nil])
     }
 
     @Test(arguments: [
@@ -387,11 +425,14 @@ import Testing
         #expect(read.summary == summary)
     }
 
-    @Test(arguments: ["# not a title", "  ## also not", "#", "plain", "\\# escaped already"])
-    func anUntitledPageThatLooksLikeAHeadingStaysUntitled(summary: String) {
+    /// Day One shows an untitled page's first line as its title, and so does the import; a
+    /// line that looks like a heading keeps its marks there.
+    @Test(arguments: [("# not a title\nrest", "# not a title"), ("  ## also not\nrest", "## also not"), ("#\nrest", "#"),
+                      ("plain\n\nrest", "plain"), ("\\# escaped already\nrest", "\\# escaped already")])
+    func anUntitledPageComesBackTitledByItsFirstLine(summary: String, title: String) {
         let read = DayOne.page(from: DayOne.text(title: nil, summary: summary, references: []))
-        #expect(read.title == nil)
-        #expect(read.summary == summary.trimmingCharacters(in: .whitespaces))
+        #expect(read.title == title)
+        #expect(read.summary == "rest")
     }
 
     @Test func identifiersBecomeLowercaseDashedIdsAndBack() {

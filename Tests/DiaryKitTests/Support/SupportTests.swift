@@ -119,6 +119,17 @@ import Testing
         #expect(JSON.parse(Data("\"\\ud83d\\ude00\"".utf8)) == .string("😀"))
         #expect(JSON.parse(Data(String(repeating: "[", count: 10_000).utf8)) == nil, "depth is bounded")
     }
+
+    @Test func readsNumbersByJSONsGrammar() {
+        let good: [(String, JSON)] = [("0", .int(0)), ("-0", .int(0)), ("7", .int(7)), ("-12", .int(-12)),
+                                      ("9223372036854775807", .int(.max)), ("9223372036854775808", .double(9223372036854775808)),
+                                      ("1.5", .double(1.5)), ("-0.25", .double(-0.25)), ("1e3", .double(1000)),
+                                      ("2E-2", .double(0.02)), ("1.5e+2", .double(150)), ("[1,-2.5,3e1]", .array([.int(1), .double(-2.5), .double(30)]))]
+        for (text, value) in good { #expect(JSON.parse(Data(text.utf8)) == value, "\(text)") }
+        for bad in ["-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "1.2.3", "1ee2", "0x10", "1-2", "[1.]", "{\"a\":-}", "Infinity", "NaN"] {
+            #expect(JSON.parse(Data(bad.utf8)) == nil, "\(bad)")
+        }
+    }
 }
 
 @Suite struct ConfigTests {

@@ -111,22 +111,32 @@ struct RestoreCommand: DiaryCommand {
 struct ImportCommand: DiaryCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Merge the entries of an export or a Day One JSON zip into the diary.",
+        abstract: "Merge the entries of an export, a Day One JSON zip or a jrnl JSON export into the diary.",
         discussion: """
             Like restore, but only entries are taken (not settings). Day One exports (a zip with \
             Journal.json and photos/) become saved pages with their photos, tags, place and weather. \
-            Importing the same file twice changes nothing.
+            jrnl's JSON export (jrnl --export json) becomes saved pages with their titles, tags and \
+            stars; jrnl keeps no time zone, so its times are read in --zone. Importing the same file \
+            twice changes nothing.
             """)
 
     @OptionGroup package var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The archive or Day One zip, or - for standard input.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The time zone of a jrnl export's times (default: this machine's, TZ).", valueName: "zone"))
+    var zone: String?
+
+    @Argument(help: ArgumentHelp("The archive, Day One zip or jrnl JSON, or - for standard input.", valueName: "file"))
     var file: String?
 
     init() {}
 
     func execute(_ context: CommandContext) async throws {
-        try ArchiveRunner.read(context: context, file: file, mode: .importEntries)
+        var timeZone = TimeZone.current
+        if let zone {
+            guard let named = TimeZone(identifier: zone) else { throw InputError.usage(.badOption(detail: "--zone \(zone)")) }
+            timeZone = named
+        }
+        try ArchiveRunner.read(context: context, file: file, mode: .importEntries, zone: timeZone)
     }
 }
 
@@ -135,19 +145,20 @@ struct ArchiveOutputOptions: ParsableArguments {
     @Option(name: [.short, .long], help: ArgumentHelp("Write to this file (or folder, for html) instead of standard output.", valueName: "path"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("tar, tar.gz, tar.zst, tar.xz, zip, dayone or html (default: from the -o name, else tar).",
+    @Option(name: .long, help: ArgumentHelp("tar, tar.gz, tar.zst, tar.xz, zip, dayone, jrnl or html (default: from the -o name, else tar).",
                                             valueName: "format"))
     var format: String?
 }
 
 /// The shared work of the archive commands: picking formats, files and progress.
 enum ArchiveRunner {
-    enum Target: Equatable { case archive(ArchiveFormat), dayOne, html }
+    enum Target: Equatable { case archive(ArchiveFormat), dayOne, jrnl, html }
 
     static func target(_ options: ArchiveOutputOptions) throws -> Target {
         if let name = options.format?.lowercased() {
             switch name {
             case "dayone", "day-one": return .dayOne
+            case "jrnl": return .jrnl
             case "html": return .html
             default:
                 guard let format = ArchiveFormat(name: name) else { throw InputError.usage(.unknownFormat(name: name)) }
@@ -176,7 +187,8 @@ enum ArchiveRunner {
             return
         }
         let path = options.output.flatMap { $0 == "-" ? nil : $0 }
-        if path == nil && context.stdoutIsTerminal { throw InputError.usage(.archiveOutputIsTerminal) }
+        // jrnl's journal is text, fit for a terminal; archives are not.
+        if path == nil && context.stdoutIsTerminal && target != .jrnl { throw InputError.usage(.archiveOutputIsTerminal) }
         // Written beside the destination and renamed at the end: a failed backup never
         // replaces a good one, and a half-written file never looks finished.
         let partial = path.map { $0 + ".partial" }
@@ -196,6 +208,8 @@ enum ArchiveRunner {
             let summary = try ArchiveExport.write(store: store, scope: scope, format: format, to: descriptor,
                                                   language: context.language, progress: meter.update)
             (entries, media, bytes) = (summary.entries, summary.media, summary.archiveBytes)
+        } else if target == .jrnl {
+            (entries, media, bytes) = (try Jrnl.write(records: try liveRecords(), to: descriptor), 0, 0)
         } else {
             (entries, media, bytes) = (try DayOne.write(records: try liveRecords(), paths: store.paths, to: descriptor), 0, 0)
         }
@@ -217,7 +231,7 @@ enum ArchiveRunner {
         }
     }
 
-    static func read(context: CommandContext, file: String?, mode: ArchiveImport.Mode) throws {
+    static func read(context: CommandContext, file: String?, mode: ArchiveImport.Mode, zone: TimeZone = .current) throws {
         let descriptor: Int32
         var total: Int64?
         if let file, file != "-" {
@@ -235,15 +249,17 @@ enum ArchiveRunner {
         let summary: ImportSummary
         do {
             defer { meter.finish() }
-            summary = try ArchiveImport.run(store: store, from: descriptor, mode: mode, totalBytes: total, progress: meter.update)
+            summary = try ArchiveImport.run(store: store, from: descriptor, mode: mode, totalBytes: total, zone: zone, progress: meter.update)
         }
         let merge = summary.merge
+        for path in summary.mismatchedFiles { context.say(.dayOneFileMismatch(path: path)) }
         if context.json {
             try Output.json(.object([
                 ("kind", .string("summary")), ("source", .string(summary.source)), ("added", .int(Int64(merge.added))),
                 ("updated", .int(Int64(merge.updated))), ("unchanged", .int(Int64(merge.unchanged))),
                 ("conflicts", .int(Int64(merge.conflictsKept))), ("messages_added", .int(Int64(merge.messagesAdded))),
                 ("settings_changed", .int(Int64(merge.settingsChanged))), ("files_added", .int(Int64(summary.filesAdded))),
+                ("mismatched_files", .array(summary.mismatchedFiles.map(JSON.string))),
             ]))
         } else {
             try Output.line(Phrase.restoreDone(added: merge.added, updated: merge.updated, unchanged: merge.unchanged,
