@@ -18,7 +18,8 @@
 #   REGEN=1              make the corpus again even if KEEP left one
 #
 # Durability differs: diary-sync backup fsyncs its archive before renaming it into place,
-# and restore calls sync(2) before the diary points at the files; tar does neither, so
+# and restore calls syncfs(2) before and after it renames the files into place (before the
+# diary points at them); tar does neither, so
 # by default tar's times stop at the page cache. WITH_SYNC=1 makes both sides pay for the
 # disk and is the like-for-like comparison.
 #

@@ -1,3 +1,4 @@
+import CArchive
 import Crypto
 import DiaryKit
 import Foundation
@@ -130,11 +131,15 @@ package enum ArchiveImport {
     /// Moves staged media and thumbnails the records use into the store (content-addressed:
     /// a file already there is the same bytes and is left alone). Returns what it added.
     private static func place(_ records: [EntryRecord], files: [String: StagedFile], paths: DiaryPaths) throws -> [URL] {
+        // The staged bytes reach the disk before any name points at them, and the names
+        // before the store does: one flush of the diary's file system each, not an fsync per
+        // file and folder (a restore of a thousand photos spent seconds on those).
+        try flushFileSystem(holding: paths.home.path)
         var placed: [URL] = []
         func move(_ member: String, into folder: ContentAddressedFolder, sha256: String, fileExtension: String) throws {
             guard let staged = files[member], !folder.holds(sha256: sha256, fileExtension: fileExtension, bytes: staged.bytes) else { return }
             try? FileManager.default.createDirectory(atPath: folder.rootPath, withIntermediateDirectories: true)
-            guard folder.install(staged.url.path, sha256: sha256, fileExtension: fileExtension) else {
+            guard folder.install(staged.url.path, sha256: sha256, fileExtension: fileExtension, syncing: false) else {
                 for file in placed { unlink(file.path) }
                 throw ArchiveError.cannotCreate(path: folder.path(sha256: sha256, fileExtension: fileExtension))
             }
@@ -150,7 +155,16 @@ package enum ArchiveImport {
                 }
             }
         }
+        if !placed.isEmpty { try flushFileSystem(holding: paths.home.path) }
         return placed
+    }
+
+    /// syncfs(2) on the file system that holds `path`: its writes and renames are on disk.
+    private static func flushFileSystem(holding path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ArchiveError.cannotCreate(path: path) }
+        defer { close(descriptor) }
+        guard syncfs(descriptor) == 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
     }
 
     private static func entryRecords(_ bytes: [UInt8]) throws -> [EntryRecord] {
@@ -227,6 +241,75 @@ struct StagedFile {
 /// on disk (with the digest its name promises), a page (only checked), or unknown.
 private enum MemberKind {
     case manifest, text, file(digest: String?), page, skip
+
+    var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+}
+
+/// The SHA-256 (and for Day One, the MD5) of each member, computed on a thread of its own:
+/// hashing one block overlaps reading and writing the next, as two cores allow (hashing
+/// was the largest part of a restore on one). The reader fills the two buffers in turn.
+private final class BackgroundDigest: @unchecked Sendable {
+    // `sha` and `md5` are touched only on `queue`, which is serial: that is their lock.
+    private let queue = DispatchQueue(label: "innerbloom.archive.digest")
+    private var sha = SHA256()
+    private var md5: Insecure.MD5?
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    // A buffer is free to fill again once its semaphore is signalled. Made at 0 and
+    // signalled once: libdispatch aborts when a semaphore goes away below the value it was
+    // made with, as one waited on by a restore that failed midway would.
+    private let free: [DispatchSemaphore]
+    private var turn = 0
+
+    init(blockSize: Int) {
+        buffers = (0..<2).map { _ in .allocate(byteCount: blockSize, alignment: 16) }
+        free = (0..<2).map { _ in DispatchSemaphore(value: 0) }
+        for semaphore in free { semaphore.signal() }
+    }
+
+    deinit {
+        // Blocks still queued hold `self`, so none is running by now.
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// Begins a new member.
+    func start(md5 wanted: Bool) {
+        queue.sync {
+            sha = SHA256()
+            md5 = wanted ? Insecure.MD5() : nil
+        }
+    }
+
+    /// The buffer to fill next, once the digest thread is done with it. Every buffer taken
+    /// goes back with `hash`.
+    func nextBuffer() -> UnsafeMutableRawBufferPointer {
+        free[turn].wait()
+        return buffers[turn]
+    }
+
+    /// Hashes the first `count` bytes of the buffer `nextBuffer` gave (0: gives it back unread).
+    func hash(_ count: Int) {
+        let index = turn
+        turn ^= 1
+        let chunk = Chunk(bytes: UnsafeRawBufferPointer(rebasing: buffers[index][0..<count]))
+        queue.async {
+            if count > 0 {
+                self.sha.update(bufferPointer: chunk.bytes)
+                self.md5?.update(bufferPointer: chunk.bytes)
+            }
+            self.free[index].signal()
+        }
+    }
+
+    /// The member's digests, in hex, once every block handed over is hashed.
+    func finish() -> (sha256: String, md5: String?) {
+        queue.sync { (Hex.string(sha.finalize()), md5.map { Hex.string($0.finalize()) }) }
+    }
+
+    /// A block handed to the digest thread; the reader leaves it alone until it is given back.
+    private struct Chunk: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
 }
 
 /// Every member of an archive, checked: paths, types, sizes, digests, the manifest.
@@ -244,8 +327,7 @@ private struct Unpacked {
         var seen: Set<String> = []
         var count = 0
         var total: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
+        let digest = BackgroundDigest(blockSize: 1 << 20)
 
         while let member = try reader.next() {
             count += 1
@@ -295,8 +377,8 @@ private struct Unpacked {
                 throw ArchiveError.tooLarge(path: path)
             }
 
-            var sha = SHA256()
-            var md5 = Insecure.MD5()
+            // Only Day One names files by MD5; our own archives need just the SHA-256.
+            if case .skip = kind {} else { digest.start(md5: unpacked.manifest == nil && kind.isFile) }
             var bytes: Int64 = 0
             var text: [UInt8] = []
             var output: Int32 = -1
@@ -307,8 +389,12 @@ private struct Unpacked {
             }
             defer { if output >= 0 { close(output) } }
             while true {
+                let buffer = digest.nextBuffer()
                 let got = try reader.read(into: buffer)
-                if got == 0 { break }
+                if got == 0 {
+                    digest.hash(0)
+                    break
+                }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
                 bytes += Int64(got)
                 total += Int64(got)
@@ -320,19 +406,21 @@ private struct Unpacked {
                    reader.uncompressedBytesRead > max(reader.compressedBytesRead, 1) * limits.ratio {
                     throw ArchiveError.tooLarge(path: path)
                 }
-                if case .skip = kind { continue }
-                sha.update(bufferPointer: chunk)
                 switch kind {
+                case .skip:
+                    digest.hash(0)
+                    continue
                 case .manifest, .text: text.append(contentsOf: chunk)
                 case .file:
-                    // Only Day One names files by MD5; our own archives need just the SHA-256.
-                    if unpacked.manifest == nil { md5.update(bufferPointer: chunk) }
                     guard FileIO.writeAll(output, chunk) else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
-                default: break
+                case .page: break
                 }
+                // Hashed on the digest's thread while the next block is read and written here.
+                digest.hash(got)
                 progress?(ArchiveProgress(bytesDone: reader.compressedBytesRead, bytesTotal: totalBytes, filesDone: count, filesTotal: nil))
             }
-            let digest = Hex.string(sha.finalize())
+            if case .skip = kind { continue }
+            let (sha256, md5) = digest.finish()
             switch kind {
             case .manifest:
                 guard let json = JSON.parse(Data(text)), case .object = json else {
@@ -352,16 +440,15 @@ private struct Unpacked {
             default:
                 break
             }
-            if let item = expected[path], item.bytes != bytes || item.sha256 != digest {
+            if let item = expected[path], item.bytes != bytes || item.sha256 != sha256 {
                 throw ArchiveError.manifestMismatch(path: path)
             }
             switch kind {
             case .text:
                 unpacked.texts[path] = text
             case let .file(named):
-                if let named, named != digest { throw ArchiveError.manifestMismatch(path: path) }
-                unpacked.files[path] = StagedFile(url: stagedURL, bytes: bytes, sha256: digest,
-                                                  md5: unpacked.manifest == nil ? Hex.string(md5.finalize()) : "")
+                if let named, named != sha256 { throw ArchiveError.manifestMismatch(path: path) }
+                unpacked.files[path] = StagedFile(url: stagedURL, bytes: bytes, sha256: sha256, md5: md5 ?? "")
             default:
                 break
             }
@@ -369,9 +456,6 @@ private struct Unpacked {
         if unpacked.manifest != nil, let missing = expected.keys.sorted().first(where: { !seen.contains($0) }) {
             throw ArchiveError.manifestMismatch(path: missing)
         }
-        // Staged files reach the disk before the store points at them: one flush here (Linux
-        // waits for it) costs far less than an fsync per file.
-        sync()
         return unpacked
     }
 

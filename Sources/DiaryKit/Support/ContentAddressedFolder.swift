@@ -31,7 +31,8 @@ package struct ContentAddressedFolder {
     }
 
     /// Moves a written, fsynced and closed file to its name; false when it cannot.
-    package func install(_ temporaryPath: String, sha256: String, fileExtension: String) -> Bool {
+    /// `syncing: false` leaves the folders' fsync to a caller that flushes many at once.
+    package func install(_ temporaryPath: String, sha256: String, fileExtension: String, syncing: Bool = true) -> Bool {
         let shardPath = "\(rootPath)/\(sha256.prefix(2))"
         let createdShard = mkdir(shardPath, 0o755) == 0
         guard createdShard || errno == EEXIST else { return false }
@@ -39,6 +40,7 @@ package struct ContentAddressedFolder {
             if createdShard { _ = rmdir(shardPath) }
             return false
         }
+        guard syncing else { return true }
         FileIO.syncDirectory(shardPath)
         if createdShard { FileIO.syncDirectory(rootPath) }
         return true
