@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -142,16 +142,9 @@ CREATE TABLE device_setting (
     value TEXT NOT NULL
 );
 
-CREATE VIRTUAL TABLE entry_fts USING fts5(
-    title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
-    tokenize = 'diary_bigram'
-);
-
 CREATE INDEX entry_by_created ON entry(created_at);
 
 CREATE INDEX entry_by_updated ON entry(updated_at);
-
-CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
 
 CREATE TABLE entry_total (live INTEGER NOT NULL);
 
@@ -226,4 +219,11 @@ CREATE TABLE pulled_reject (
     problem TEXT NOT NULL,
     received_at INTEGER NOT NULL
 );
+
+CREATE VIRTUAL TABLE entry_fts USING fts5(
+    title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place,
+    tokenize = 'diary_bigram'
+);
+
+CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
 

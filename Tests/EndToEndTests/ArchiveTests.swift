@@ -276,6 +276,8 @@ struct ArchiveTests {
         let written = try sandbox.run("diary-sync", ["export", "--format", "jrnl", "-o", back.path])
         #expect(written.status == 0, "\(written.stderr)")
         #expect(written.lines.first?["entries"] as? Int == 3)
+        let journalSize = try #require(try FileManager.default.attributesOfItem(atPath: back.path)[.size] as? Int)
+        #expect(written.lines.first?["bytes"] as? Int == journalSize)
         let ours = try journal("ours")
         #expect(try shell(ours + ["--import", "--file", back.path], environment: environment).status == 0)
         let returned = sandbox.root.appendingPathComponent("ours.json")

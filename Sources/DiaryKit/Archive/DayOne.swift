@@ -15,8 +15,8 @@ import Darwin
 /// {"metadata":{"version":"1.0"},"entries":[{"uuid":"5C1E…2A1B","creationDate":"2023-05-01T10:20:30Z",
 ///   "modifiedDate":"…","timeZone":"Asia/Taipei","text":"# Title\n\nBody\n\n![](dayone-moment://0A1B…)",
 ///   "tags":["travel"],"starred":false,"location":{"latitude":25.1,"longitude":121.7,"placeName":"…",
-///   "localityName":"Keelung","country":"Taiwan"},"weather":{"conditionsDescription":"Light Rain",
-///   "temperatureCelsius":18.5},"photos":[{"identifier":"0A1B…","md5":"…","type":"jpeg","width":4032,
+///   "localityName":"Keelung","administrativeArea":"…","country":"Taiwan"},"weather":{"conditionsDescription":
+///   "Light Rain","temperatureCelsius":18.5,"relativeHumidity":79,"pressureMB":1011,"sunriseDate":"…",…},"photos":[{"identifier":"0A1B…","md5":"…","type":"jpeg","width":4032,
 ///   "height":3024,"date":"…","orderInEntry":0}],"videos":[…],"audios":[…]}]}
 /// ```
 ///
@@ -41,6 +41,14 @@ package enum DayOne {
     private static func isClutter(_ path: String) -> Bool {
         path.split(separator: "/").contains { $0 == "__MACOSX" || $0.hasPrefix(".") }
     }
+
+    // Day One's weather readings and our names for them (its units are ours: %, hPa, km/h, °, km).
+    static let weatherNumbers: [(String, WritableKeyPath<WeatherDetails, Double?> & Sendable)] = [
+        ("relativeHumidity", \.humidityPercent), ("pressureMB", \.pressureHPa), ("windSpeedKPH", \.windKPH),
+        ("windBearing", \.windBearing), ("windChillCelsius", \.windChillC), ("visibilityKM", \.visibilityKM), ("moonPhase", \.moonPhase),
+    ]
+    static let weatherTimes: [(String, WritableKeyPath<WeatherDetails, Date?> & Sendable)] = [("sunriseDate", \.sunrise), ("sunsetDate", \.sunset)]
+    static let weatherTexts: [(String, WritableKeyPath<WeatherDetails, String?> & Sendable)] = [("weatherCode", \.code), ("weatherServiceName", \.service)]
 
     /// The device every imported row is stamped with: its clock is Day One's modification time.
     package static let device = "dayone"
@@ -239,10 +247,12 @@ package enum DayOne {
 
     /// Streams the live entries among `records` to `descriptor` as a Day One zip:
     /// `Journal.json`, then each attachment whose file is on this device, once, under
-    /// `photos/`, `videos/` or `audios/` named by its MD5. Returns how many entries it wrote.
-    /// Attachments whose file is missing are left out of the journal too.
+    /// `photos/`, `videos/` or `audios/` named by its MD5. Returns how many entries and
+    /// attachment files it wrote, and the zip's size. Attachments whose file is missing are
+    /// left out of the journal too.
     @discardableResult
-    package static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws -> Int {
+    package static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws
+        -> (entries: Int, media: Int, bytes: Int64) {
         let now = Date()
         let live = records.filter { !$0.isHidden }
         var digests: [String: String?] = [:]
@@ -273,7 +283,8 @@ package enum DayOne {
                 var pairs: [(String, JSON)] = [
                     ("identifier", .string(identifier)),
                     ("md5", .string(md5)),
-                    ("type", .string(type)),
+                    // Day One names a voice memo's codec, `format`, where others have `type`.
+                    item.kind == .audio ? ("format", .string(item.fileExtension == "m4a" ? "aac" : type)) : ("type", .string(type)),
                     ("orderInEntry", .int(Int64(order))),
                     ("fileSize", .int(item.bytes)),
                 ]
@@ -305,10 +316,16 @@ package enum DayOne {
             if let latitude = context.latitude { location.append(("latitude", .double(latitude))) }
             if let longitude = context.longitude { location.append(("longitude", .double(longitude))) }
             if let place = context.place { location.append(("placeName", .string(place))) }
+            if let locality = context.locality { location.append(("localityName", .string(locality))) }
+            if let region = context.region { location.append(("administrativeArea", .string(region))) }
+            if let country = context.country { location.append(("country", .string(country))) }
             if !location.isEmpty { pairs.append(("location", .object(location))) }
             var weather: [(String, JSON)] = []
             if let description = context.weatherDescription { weather.append(("conditionsDescription", .string(description))) }
             if let temperature = context.temperatureC { weather.append(("temperatureCelsius", .double(temperature))) }
+            for (key, path) in weatherNumbers { if let value = context.weather[keyPath: path] { weather.append((key, .double(value))) } }
+            for (key, path) in weatherTimes { if let value = context.weather[keyPath: path] { weather.append((key, .string(time(value)))) } }
+            for (key, path) in weatherTexts { if let value = context.weather[keyPath: path] { weather.append((key, .string(value))) } }
             if !weather.isEmpty { pairs.append(("weather", .object(weather))) }
             for kind in [MediaKind.photo, .video, .audio] {
                 if let list = attachments[kind] { pairs.append((folder(kind), .array(list))) }
@@ -325,7 +342,7 @@ package enum DayOne {
             guard added.sha256 == file.sha256 else { throw ArchiveError.mediaCorrupt(path: file.file.path) }
         }
         try writer.finish()
-        return live.count
+        return (live.count, files.count, writer.bytesWritten)
     }
 
     /// Day One's time form: UTC to the second, `2023-05-01T10:20:30Z`.
@@ -409,7 +426,10 @@ private struct JournalReader {
         let page = DayOne.page(from: try fields.string("text") ?? "")
         var context = EntryContext()
         if let location = try fields.object("location") {
-            context.place = try location.string("placeName") ?? location.string("localityName")
+            context.place = try location.string("placeName")
+            context.locality = try location.string("localityName")
+            context.region = try location.string("administrativeArea")
+            context.country = try location.string("country")
             context.latitude = try location.number("latitude")
             context.longitude = try location.number("longitude")
             if context.latitude == nil || context.longitude == nil,
@@ -421,6 +441,9 @@ private struct JournalReader {
         if let weather = try fields.object("weather") {
             context.weatherDescription = try weather.string("conditionsDescription")
             context.temperatureC = try weather.number("temperatureCelsius")
+            for (key, path) in DayOne.weatherNumbers { context.weather[keyPath: path] = try weather.number(key) }
+            for (key, path) in DayOne.weatherTimes { context.weather[keyPath: path] = try weather.time(key) }
+            for (key, path) in DayOne.weatherTexts { context.weather[keyPath: path] = try weather.string(key) }
         }
 
         var names: [String] = []
@@ -461,7 +484,8 @@ private struct JournalReader {
     /// One photo, video or voice memo, when its file is in the export and its type is one we keep.
     private mutating func attachment(_ fields: Fields, kind: MediaKind, entryUUID: String, clock: RowClock) throws -> EntryRecord.Media? {
         let md5 = try fields.string("md5")?.lowercased()
-        let type = try fields.string("type")
+        // Photos and videos say `type`; voice memos say `format` (the codec: `aac`).
+        let type = try fields.string("type") ?? fields.string("format")
         let identifier = try fields.string("identifier")
         let width = try fields.count("width")
         let height = try fields.count("height")
@@ -483,7 +507,9 @@ private struct JournalReader {
         // Its bytes are what they are: stored under their own SHA-256, the mismatch reported.
         if staged.md5 != md5 && !mismatched.contains(path) { mismatched.append(path) }
 
-        guard let format = types[path] ?? DayOne.fileType(type ?? fileExtension(path), kind: kind) else { return nil }
+        // The file's own extension names its container (an `aac` memo is an `.m4a` file).
+        guard let format = types[path] ?? DayOne.fileType(fileExtension(path), kind: kind) ?? type.flatMap({ DayOne.fileType($0, kind: kind) })
+        else { return nil }
         types[path] = format
         let item = MediaItem(kind: kind, sha256: staged.sha256, mime: format.mime, fileExtension: format.fileExtension,
                              bytes: staged.bytes, width: width, height: height,

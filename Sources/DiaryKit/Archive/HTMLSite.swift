@@ -506,7 +506,7 @@ extension HTMLSite {
             body += "<main>\n<article>\n<h1>\(record.starred ? starMark : "")\(HTMLSite.escape(heading))</h1>\n<dl class=\"facts\">\n"
             body += "<dt>\(HTMLSite.escape(words.date))</dt><dd><time datetime=\"\(Timestamps.rfc3339(record.occurredAt, zone: zone))\">"
                 + "\(HTMLSite.escape(Timestamps.readable(record.occurredAt, zone: zone)))</time> (\(HTMLSite.escape(record.timeZone)))</dd>\n"
-            if let place = record.context.place, !place.isEmpty {
+            if let place = record.context.placeLine {
                 body += "<dt>\(HTMLSite.escape(words.place))</dt><dd>\(HTMLSite.escape(place))</dd>\n"
             }
             if let weather = PageMarkdown.weatherLine(record.context) {

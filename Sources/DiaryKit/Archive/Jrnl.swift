@@ -90,14 +90,17 @@ package enum Jrnl {
 
     /// jrnl's plain-text journal for the pages that are not hidden: `[YYYY-MM-DD HH:MM] title`
     /// (with ` *` when starred) in each page's own zone, then the page, then the tags its text
-    /// does not already name; a blank line between pages. Returns how many it wrote.
-    package static func write(records: [EntryRecord], to descriptor: Int32) throws -> Int {
+    /// does not already name; a blank line between pages. Returns how many pages and bytes it wrote.
+    package static func write(records: [EntryRecord], to descriptor: Int32) throws -> (entries: Int, bytes: Int64) {
         var count = 0
+        var bytes: Int64 = 0
         for record in records where !record.isHidden {
-            try write(Array(text(record).utf8), to: descriptor)
+            let entry = Array(text(record).utf8)
+            try write(entry, to: descriptor)
             count += 1
+            bytes += Int64(entry.count)
         }
-        return count
+        return (count, bytes)
     }
 
     /// One page as jrnl writes an entry.

@@ -9,8 +9,11 @@ enum PageMarkdown {
         let english = language == .en
         var out = "# \(record.starred ? "★ " : "")\(record.title ?? (english ? "(untitled)" : "（未命名）"))\n\n"
         out += "- \(english ? "Date" : "日期"): \(Timestamps.readable(record.occurredAt, zone: zone)) (\(record.timeZone))\n"
-        if let place = record.context.place { out += "- \(english ? "Place" : "地點"): \(place)\n" }
-        if let weather = weatherLine(record.context) { out += "- \(english ? "Weather" : "天氣"): \(weather)\n" }
+        if let place = record.context.placeLine { out += "- \(english ? "Place" : "地點"): \(place)\n" }
+        if let weather = weatherLine(record.context) {
+            let readings = record.context.weather.readingsLine(english: english).map { (english ? " · " : "・") + $0 } ?? ""
+            out += "- \(english ? "Weather" : "天氣"): \(weather)\(readings)\n"
+        }
         let tags = record.tags
         if !tags.isEmpty { out += "- \(english ? "Tags" : "標籤"): \(tags.map { "#\($0)" }.joined(separator: " "))\n" }
         out += "- \(english ? "Status" : "狀態"): \(record.status.rawValue)\n"

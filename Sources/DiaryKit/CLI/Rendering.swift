@@ -206,10 +206,11 @@ package enum Rendering {
         var lines: [String] = []
         lines.append((entry.starred ? "★ " : "") + (entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）")))
         lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(stateText(entry, language))  ·  \(entry.id)")
-        if let place = entry.context.place { lines.append((en ? "Place: " : "地點：") + place) }
+        if let place = entry.context.placeLine { lines.append((en ? "Place: " : "地點：") + place) }
         if let weather = entry.context.weatherDescription {
             let temperature = entry.context.temperatureC.map { String(format: " %.0f°C", $0) } ?? ""
-            lines.append((en ? "Weather: " : "天氣：") + weather + temperature)
+            let readings = entry.context.weather.readingsLine(english: en).map { (en ? " · " : "・") + $0 } ?? ""
+            lines.append((en ? "Weather: " : "天氣：") + weather + temperature + readings)
         }
         if !entry.tags.isEmpty { lines.append(entry.tags.map { "#\($0)" }.joined(separator: " ")) }
         for item in entry.media {

@@ -100,7 +100,7 @@ package struct PromptBuilder {
         let part = DayPart(date: entry.occurredAt, zone: zone).text(request.language)
         lines.append("[\(labels.time)] \(when) (\(dayName), \(part)), \(entry.timeZone)")
         let context = entry.context
-        if let place = context.place {
+        if let place = context.placeLine {
             lines.append("[\(labels.place)] \(place)")
         } else if let latitude = context.latitude, let longitude = context.longitude {
             lines.append("[\(labels.place)] \(String(format: "%.3f, %.3f", latitude, longitude))")

@@ -101,7 +101,7 @@ struct SearchEngine: Sendable {
         case sort(match: String?)
     }
 
-    private static let personalColumns = "{title summary note transcript tags person_chat}"
+    private static let personalColumns = "{title summary note transcript tags person_chat place}"
 
     private static func plans(_ filter: EntryFilter, _ words: Match) -> [Plan] {
         guard let match = words.expression else { return [.sort(match: nil)] }

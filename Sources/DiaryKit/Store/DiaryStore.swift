@@ -179,6 +179,22 @@ enum Schema {
                 );
                 """)
         }
+        // Place names (a Day One import's town, region and country among them) are found by
+        // search like the person's own words: a column of their own in the index.
+        migrator.registerMigration("v9-searchable-place-names") { db in
+            try db.execute(sql: """
+                DROP TABLE entry_vocabulary;
+                DROP TABLE entry_fts;
+                CREATE VIRTUAL TABLE entry_fts USING fts5(
+                    title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place,
+                    tokenize = 'diary_bigram'
+                );
+                CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
+                """)
+            for id in try String.fetchAll(db, sql: "SELECT id FROM entry WHERE deleted_at IS NULL AND trashed_at IS NULL") {
+                try DiaryStore.reindex(db, entryId: id)
+            }
+        }
         return migrator
     }
 

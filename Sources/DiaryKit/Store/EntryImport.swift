@@ -95,7 +95,7 @@ extension DiaryStore {
                 try Self.insertSearchRow(db, key: key, SearchRow(
                     title: imported.title, summary: imported.summary, note: imported.note, transcript: nil,
                     tags: names.joined(separator: " "), personChat: chat(.person), analysis: imported.analysis,
-                    companionChat: chat(.companion)))
+                    companionChat: chat(.companion), place: ""))
                 ids.append(id)
             }
             return ids

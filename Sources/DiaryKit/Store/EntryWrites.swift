@@ -82,6 +82,7 @@ extension DiaryStore {
             let hlc = try tick(db)
             try requireEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "context = ?", [context.isEmpty ? nil : ContextCoding.encode(context)])
+            try Self.reindex(db, entryId: entryId)  // place names are searched
         }
     }
 
@@ -324,7 +325,7 @@ extension DiaryStore {
     /// Rebuilds the entry's full-text row from its current content (the tokenizer cuts it).
     static func reindex(_ db: Database, entryId: String) throws {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT moment_key, title, summary, note, transcript, analysis FROM entry WHERE id = ?
+            SELECT moment_key, title, summary, note, transcript, analysis, context FROM entry WHERE id = ?
             """), arguments: [entryId]) else { return }
         let tags = try String.fetchAll(db.cachedStatement(sql: """
             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
@@ -337,21 +338,24 @@ extension DiaryStore {
         try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
         try insertSearchRow(db, key: key, SearchRow(title: row["title"], summary: row["summary"], note: row["note"],
                                                     transcript: row["transcript"], tags: tags, personChat: try chat(.person),
-                                                    analysis: row["analysis"], companionChat: try chat(.companion)))
+                                                    analysis: row["analysis"], companionChat: try chat(.companion),
+                                                    place: ContextCoding.decode(row["context"]).placeNames.joined(separator: "\n")))
     }
 
     /// The text of one entry's full-text row, column by column.
     struct SearchRow {
         var title: String?, summary: String?, note: String?, transcript: String?, tags: String
         var personChat: String, analysis: String?, companionChat: String
+        /// Every name of the place, one a line.
+        var place: String
     }
 
     static func insertSearchRow(_ db: Database, key: Int64, _ row: SearchRow) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [key, row.title ?? "", row.summary ?? "", row.note ?? "", row.transcript ?? "", row.tags,
-                                     row.personChat, row.analysis ?? "", row.companionChat])
+                                     row.personChat, row.analysis ?? "", row.companionChat, row.place])
     }
 }
 

@@ -24,25 +24,80 @@ public enum Author: String, Sendable {
     case companion
 }
 
-/// The place and weather a moment happened in (D-012).
+/// The place and weather a moment happened in (D-012). Beyond the place name and the
+/// weather's words and °C, which every source gives, it keeps what a journal it came from
+/// recorded (Day One: town, region, country, and its weather service's readings).
 public struct EntryContext: Sendable, Equatable {
     public var place: String?
     public var latitude: Double?
     public var longitude: Double?
     public var weatherDescription: String?
     public var temperatureC: Double?
+    /// The town or city.
+    public var locality: String?
+    /// The state, province or county (Day One's administrative area).
+    public var region: String?
+    public var country: String?
+    public var weather = WeatherDetails()
 
     public init(place: String? = nil, latitude: Double? = nil, longitude: Double? = nil,
-                weatherDescription: String? = nil, temperatureC: Double? = nil) {
+                weatherDescription: String? = nil, temperatureC: Double? = nil,
+                locality: String? = nil, region: String? = nil, country: String? = nil, weather: WeatherDetails = WeatherDetails()) {
         self.place = place
         self.latitude = latitude
         self.longitude = longitude
         self.weatherDescription = weatherDescription
         self.temperatureC = temperatureC
+        self.locality = locality
+        self.region = region
+        self.country = country
+        self.weather = weather
     }
+
+    /// Every name of the place, most particular first: what search finds it by.
+    public var placeNames: [String] { [place, locality, region, country].compactMap { $0 } }
 
     /// True when nothing is known.
     public var isEmpty: Bool { self == EntryContext() }
+}
+
+/// A weather service's readings beyond the words and the temperature, in metric units.
+public struct WeatherDetails: Sendable, Equatable {
+    public var humidityPercent: Double?
+    /// Air pressure in hectopascals (millibars).
+    public var pressureHPa: Double?
+    public var windKPH: Double?
+    /// Where the wind comes from, in degrees clockwise from north.
+    public var windBearing: Double?
+    public var windChillC: Double?
+    public var visibilityKM: Double?
+    /// The moon's phase, 0 (new) to 1.
+    public var moonPhase: Double?
+    public var sunrise: Date?
+    public var sunset: Date?
+    /// The service's own code for the conditions (`fair`, `rain`).
+    public var code: String?
+    /// Which service measured it.
+    public var service: String?
+
+    public init(humidityPercent: Double? = nil, pressureHPa: Double? = nil, windKPH: Double? = nil, windBearing: Double? = nil,
+                windChillC: Double? = nil, visibilityKM: Double? = nil, moonPhase: Double? = nil, sunrise: Date? = nil,
+                sunset: Date? = nil, code: String? = nil, service: String? = nil) {
+        self.humidityPercent = humidityPercent
+        self.pressureHPa = pressureHPa
+        self.windKPH = windKPH
+        self.windBearing = windBearing
+        self.windChillC = windChillC
+        self.visibilityKM = visibilityKM
+        self.moonPhase = moonPhase
+        self.sunrise = sunrise
+        self.sunset = sunset
+        self.code = code
+        self.service = service
+    }
+
+    /// True when nothing is known.
+    public var isEmpty: Bool { self == WeatherDetails() }
 }
 
 /// One stored photo or video of an entry.

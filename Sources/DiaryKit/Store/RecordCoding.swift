@@ -212,17 +212,40 @@ extension DiaryExtras {
 }
 
 package enum RecordCoding {
+    // The readings and names beyond place, coordinates, words and °C, in the record's names.
+    // Written only when known, so a record without them is byte for byte what it was.
+    private static let placeNames: [(String, WritableKeyPath<EntryContext, String?> & Sendable)] = [
+        ("locality", \.locality), ("region", \.region), ("country", \.country),
+    ]
+    private static let weatherNumbers: [(String, WritableKeyPath<WeatherDetails, Double?> & Sendable)] = [
+        ("humidity_percent", \.humidityPercent), ("pressure_hpa", \.pressureHPa), ("wind_kph", \.windKPH),
+        ("wind_bearing", \.windBearing), ("wind_chill_c", \.windChillC), ("visibility_km", \.visibilityKM),
+        ("moon_phase", \.moonPhase),
+    ]
+    private static let weatherTimes: [(String, WritableKeyPath<WeatherDetails, Date?> & Sendable)] = [("sunrise", \.sunrise), ("sunset", \.sunset)]
+    private static let weatherTexts: [(String, WritableKeyPath<WeatherDetails, String?> & Sendable)] = [("code", \.code), ("service", \.service)]
+
     package static func contextJSON(_ context: EntryContext) -> JSON {
-        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil ? .null : .object([
+        let details = context.weather
+        var weatherPairs: [(String, JSON)] = [
             ("description", .optional(context.weatherDescription)),
             ("temperature_c", .optional(context.temperatureC)),
-        ])
-        return .object([
+        ]
+        for (key, path) in weatherNumbers { if let value = details[keyPath: path] { weatherPairs.append((key, .double(value))) } }
+        let utc = TimeZone(identifier: "UTC")!
+        for (key, path) in weatherTimes {
+            if let value = details[keyPath: path] { weatherPairs.append((key, .string(Timestamps.rfc3339Millis(value, zone: utc)))) }
+        }
+        for (key, path) in weatherTexts { if let value = details[keyPath: path] { weatherPairs.append((key, .string(value))) } }
+        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil && details.isEmpty ? .null : .object(weatherPairs)
+        var pairs: [(String, JSON)] = [
             ("place", .optional(context.place)),
             ("latitude", .optional(context.latitude)),
             ("longitude", .optional(context.longitude)),
             ("weather", weather),
-        ])
+        ]
+        for (key, path) in placeNames { if let value = context[keyPath: path] { pairs.append((key, .string(value))) } }
+        return .object(pairs)
     }
 
     package static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
@@ -238,11 +261,21 @@ package enum RecordCoding {
             guard let text = value.stringValue else { throw RecordDecodingError(field: "context.\(field)") }
             return text
         }
-        let weather = json["weather"]
-        return EntryContext(place: try text(json["place"], "place"), latitude: try number(json["latitude"], "latitude"),
-                            longitude: try number(json["longitude"], "longitude"),
-                            weatherDescription: try text(weather?["description"], "weather.description"),
-                            temperatureC: try number(weather?["temperature_c"], "weather.temperature_c"))
+        func time(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> Date? {
+            guard let text = try text(value, field) else { return nil }
+            guard let date = Timestamps.parseRFC3339(text) else { throw RecordDecodingError(field: "context.\(field)") }
+            return date
+        }
+        let weather = json["weather"]  // not an object: no weather (its fields read as nil)
+        var context = EntryContext(place: try text(json["place"], "place"), latitude: try number(json["latitude"], "latitude"),
+                                   longitude: try number(json["longitude"], "longitude"),
+                                   weatherDescription: try text(weather?["description"], "weather.description"),
+                                   temperatureC: try number(weather?["temperature_c"], "weather.temperature_c"))
+        for (key, path) in placeNames { context[keyPath: path] = try text(json[key], key) }
+        for (key, path) in weatherNumbers { context.weather[keyPath: path] = try number(weather?[key], "weather.\(key)") }
+        for (key, path) in weatherTimes { context.weather[keyPath: path] = try time(weather?[key], "weather.\(key)") }
+        for (key, path) in weatherTexts { context.weather[keyPath: path] = try text(weather?[key], "weather.\(key)") }
+        return context
     }
 
     /// Lowercase letters and digits only: the name becomes part of a file path.

@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 4
+    package static let version = 5
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 4.
+    -- InnerBloom Diary: the server side of sync, schema version 5.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 4) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 4)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 5) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 5)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -423,12 +423,16 @@ package enum ServerSchema {
                 RETURN 'context';
             END IF;
             problem := diary.unreadable_field(rec->'context', 'context.',
-                                              ARRAY['place', 'text', 'latitude', 'finite?', 'longitude', 'finite?']);
+                                              ARRAY['place', 'text', 'latitude', 'finite?', 'longitude', 'finite?',
+                                                     'locality', 'text', 'region', 'text', 'country', 'text']);
             IF problem IS NOT NULL THEN RETURN problem; END IF;
             -- A weather that is not an object is read as no weather.
             weather := rec->'context'->'weather';
             IF jsonb_typeof(weather) = 'object' THEN
-                problem := diary.unreadable_field(weather, 'context.weather.', ARRAY['description', 'text', 'temperature_c', 'finite?']);
+                problem := diary.unreadable_field(weather, 'context.weather.', ARRAY['description', 'text', 'temperature_c', 'finite?',
+                    'humidity_percent', 'finite?', 'pressure_hpa', 'finite?', 'wind_kph', 'finite?', 'wind_bearing', 'finite?',
+                    'wind_chill_c', 'finite?', 'visibility_km', 'finite?', 'moon_phase', 'finite?',
+                    'sunrise', 'time?', 'sunset', 'time?', 'code', 'text', 'service', 'text']);
                 IF problem IS NOT NULL THEN RETURN problem; END IF;
             END IF;
         END IF;
@@ -1259,7 +1263,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (4, 'diary-v4-readable-records-media-quota', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (5, 'diary-v5-place-names-weather-readings', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -36,12 +36,15 @@ import Testing
               "location" : {
                 "region" : { "center" : { "longitude" : 121.7917, "latitude" : 25.1426 }, "radius" : 75 },
                 "latitude" : 25.1426, "longitude" : 121.7917,
-                "placeName" : "八斗子漁港", "localityName" : "Keelung", "country" : "Taiwan",
+                "placeName" : "八斗子漁港", "localityName" : "Keelung", "administrativeArea" : "Taiwan Province", "country" : "Taiwan",
                 "timeZoneName" : "Asia/Taipei"
               },
               "weather" : {
                 "conditionsDescription" : "Light Rain", "temperatureCelsius" : 18.5,
-                "weatherServiceName" : "Forecast.io", "relativeHumidity" : 87
+                "weatherServiceName" : "Forecast.io", "relativeHumidity" : 87, "pressureMB" : 1011, "windSpeedKPH" : 6,
+                "windBearing" : 330, "windChillCelsius" : 17, "visibilityKM" : 11.265407562255859, "moonPhase" : 0.25,
+                "sunriseDate" : "2023-04-30T21:21:42Z", "sunsetDate" : "2023-05-01T10:31:45Z", "weatherCode" : "rain",
+                "moonPhaseCode" : "first-quarter"
               },
               "photos" : [
                 { "identifier" : "0A1B2C3D4E5F60718293A4B5C6D7E8F9", "md5" : "\#(photoMD5)", "type" : "jpeg",
@@ -172,7 +175,13 @@ import Testing
         #expect(first.occurredAt == created && first.createdAt == created)
         #expect(first.updatedAt == modified && first.summarizedAt == modified)
         #expect(first.context == EntryContext(place: "八斗子漁港", latitude: 25.1426, longitude: 121.7917,
-                                              weatherDescription: "Light Rain", temperatureC: 18.5))
+                                              weatherDescription: "Light Rain", temperatureC: 18.5,
+                                              locality: "Keelung", region: "Taiwan Province", country: "Taiwan",
+                                              weather: WeatherDetails(humidityPercent: 87, pressureHPa: 1011, windKPH: 6, windBearing: 330,
+                                                                      windChillC: 17, visibilityKM: 11.265407562255859, moonPhase: 0.25,
+                                                                      sunrise: Timestamps.parseRFC3339("2023-04-30T21:21:42Z"),
+                                                                      sunset: Timestamps.parseRFC3339("2023-05-01T10:31:45Z"),
+                                                                      code: "rain", service: "Forecast.io")))
         #expect(first.persona == Persona.warm.id)
         #expect(first.lines.isEmpty && first.note == nil)
         let clock = HybridTimestamp(wallMillis: Timestamps.millis(modified), counter: 0, device: "dayone").description
@@ -201,7 +210,8 @@ import Testing
         #expect(second.timeZone == "UTC", "an unknown zone")
         #expect(second.updatedAt == second.createdAt)
         #expect(second.tags.isEmpty && second.media.isEmpty)
-        #expect(second.context == EntryContext(place: "Keelung", latitude: 25.13, longitude: 121.74))
+        #expect(second.context == EntryContext(latitude: 25.13, longitude: 121.74, locality: "Keelung"), "the town is a town, not a place name")
+        #expect(second.context.placeLine == "Keelung")
 
         // What people see: a saved page with its tags and photo, found by its words.
         let entry = try diary.store.entry(id: Self.firstId)
@@ -333,7 +343,7 @@ import Testing
             {"entries":[{"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",\#(date),"text":"# A",
               "photos":[{"identifier":"P2","md5":"\#(md5b)","type":"pdf","orderInEntry":0},
                         {"identifier":"P1","md5":"\#(md5a.uppercased())","type":"jpeg","orderInEntry":1}],
-              "audios":[{"identifier":"A1","md5":"\#(md5c)","type":"m4a","duration":3.5}],
+              "audios":[{"identifier":"A1","md5":"\#(md5c)","format":"aac","duration":3.5}],
               "videos":[{"identifier":"V1","md5":"\#(md5d)","type":"mov","duration":12,"width":1920,"height":1080,"orderInEntry":0}]}]}
             """#
         let work = #"""
@@ -351,7 +361,7 @@ import Testing
         #expect(a.media.map(\.item.kind) == [.video, .photo, .audio], "by orderInEntry, then photos, videos, voice memos")
         #expect(a.media.map(\.position) == [0, 1, 2])
         #expect(a.media.map(\.item.mime) == ["video/quicktime", "image/jpeg", "audio/mp4"])
-        #expect(a.media.map(\.item.fileExtension) == ["mov", "jpg", "m4a"])
+        #expect(a.media.map(\.item.fileExtension) == ["mov", "jpg", "m4a"], "a memo's `aac` format is its codec; the file is an .m4a")
         #expect(a.media[0].item.width == 1920 && a.media[0].item.durationSeconds == 12)
         #expect(a.media[2].item.durationSeconds == 3.5)
         #expect(a.media.map(\.item.sha256) == [shaD, shaA, shaC])
@@ -477,7 +487,11 @@ import Testing
             bodies[item.sha256] = bytes
         }
         items.append(MediaItem(kind: .photo, sha256: String(repeating: "e", count: 64), mime: "image/png", fileExtension: "png", bytes: 9))
-        let context = EntryContext(place: "基隆", latitude: 25.13, longitude: 121.74, weatherDescription: "小雨", temperatureC: 18.5)
+        let context = EntryContext(place: "八斗子漁港", latitude: 25.13, longitude: 121.74, weatherDescription: "小雨", temperatureC: 18.5,
+                                   locality: "基隆市", region: "臺灣省", country: "台灣",
+                                   weather: WeatherDetails(humidityPercent: 87, pressureHPa: 1011.5, windKPH: 6, windBearing: 330, windChillC: 17,
+                                                           visibilityKM: 9.5, moonPhase: 0.25, sunrise: moment("2026-11-21 06:12"),
+                                                           sunset: moment("2026-11-21 17:05"), code: "rain", service: "Central Weather Administration"))
         let rich = try store.createEntry(NewEntry(occurredAt: moment("2026-11-21 17:40"), timeZone: TimeZone(identifier: "Asia/Taipei")!,
                                                   note: "今天去海邊", context: context, persona: "warm", media: items))
         try store.savePage(entryId: rich, title: "海邊的傍晚", summary: "風好大，但很舒服。\n\n# 這行不是標題\n路徑 C:\\temp\\. 還有 \\* 星號",
@@ -494,7 +508,9 @@ import Testing
         try #require(descriptor >= 0)
         let written = try DayOne.write(records: records, paths: store.paths, to: descriptor)
         close(descriptor)
-        #expect(written == 2, "the tombstone is left out")
+        #expect(written.entries == 2, "the tombstone is left out")
+        let zipSize = try #require(try FileManager.default.attributesOfItem(atPath: archive.path)[.size] as? Int)
+        #expect(written.bytes == Int64(zipSize), "the summary counts the zip's bytes")
 
         // The system's tools read it as Day One lays it out.
         let listing = try ArchiveTool.run("/usr/bin/bsdtar", ["-tf", archive.path])
@@ -505,6 +521,7 @@ import Testing
             expected.append("\(DayOne.folder(item.kind))/\(md5).\(item.fileExtension == "jpg" ? "jpeg" : item.fileExtension)")
         }
         #expect(listing.text.split(separator: "\n").map(String.init) == expected)
+        #expect(written.media == expected.count - 1, "the summary counts every attachment file, not the journal")
         #expect(expected[1].hasPrefix("photos/") && expected[2].hasPrefix("videos/") && expected[3].hasPrefix("audios/"))
         let journalText = try ArchiveTool.run("/usr/bin/bsdtar", ["-xOf", archive.path, "Journal.json"])
         let journal = try #require(JSON.parse(journalText.output))
@@ -515,6 +532,13 @@ import Testing
         #expect(first["creationDate"]?.stringValue == "2026-11-21T09:40:00Z")
         #expect(first["text"]?.stringValue?.hasPrefix("# 海邊的傍晚\n\n風好大") == true)
         #expect(first["photos"]?.arrayValue?.count == 1, "the photo whose file is missing is left out")
+        let memo = try #require(first["audios"]?[0])
+        #expect(memo["format"] == .string("aac") && memo["type"] == nil, "a voice memo names its codec, as Day One's do")
+        #expect(first["location"]?["localityName"] == .string("基隆市") && first["location"]?["administrativeArea"] == .string("臺灣省"))
+        #expect(first["location"]?["country"] == .string("台灣") && first["location"]?["placeName"] == .string("八斗子漁港"))
+        #expect(first["weather"]?["relativeHumidity"]?.doubleValue == 87 && first["weather"]?["pressureMB"]?.doubleValue == 1011.5)
+        #expect(first["weather"]?["sunriseDate"] == .string("2026-11-20T22:12:00Z"), "Day One's names, types and time form")
+        #expect(first["weather"]?["weatherServiceName"] == .string("Central Weather Administration"))
         #expect(first["photos"]?[0]?["type"] == .string("jpeg"))
 
         // Into a fresh diary: the same pages.
@@ -557,7 +581,7 @@ import Testing
         let zip = scratch.appendingPathComponent("empty.zip")
         let descriptor = open(zip.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
-        #expect(try DayOne.write(records: [], paths: diary.store.paths, to: descriptor) == 0)
+        #expect(try DayOne.write(records: [], paths: diary.store.paths, to: descriptor).entries == 0)
         close(descriptor)
         let summary = try Self.importZip(zip, into: diary)
         #expect(summary.source == "dayone" && summary.merge == MergeReport())

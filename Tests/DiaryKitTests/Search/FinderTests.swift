@@ -33,6 +33,39 @@ import Testing
         return try finder(diary, today: today).find(request).hits.map(\.hit.entry.id)
     }
 
+    /// Every name of the place is found like the person's own words, also in a diary whose
+    /// index was made before place names were in it (the migration rebuilds it).
+    @Test func placeNamesAreFoundAlsoAfterAnUpgrade() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("風很大", tags: ["旅行"], at: moment("2026-11-20 18:00"))
+        _ = try diary.page("Wandering notes", tags: ["散步"], at: moment("2026-11-20 19:00"))
+        try diary.store.setContext(entryId: id, context: EntryContext(place: "八斗子漁港", locality: "Wanniassa", region: "ACT", country: "Australia"))
+        for word in ["八斗子", "Wanniassa", "austral", "ACT"] {
+            #expect(try find(diary) { $0.keywords = word } == [id], "\(word)")
+        }
+        // As a diary before v9 had it: an index without the place column.
+        try diary.store.write { db in
+            try db.execute(sql: """
+                DROP TABLE entry_vocabulary;
+                DROP TABLE entry_fts;
+                CREATE VIRTUAL TABLE entry_fts USING fts5(title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
+                                                          tokenize = 'diary_bigram');
+                CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
+                INSERT INTO entry_fts(rowid, title, summary) SELECT moment_key, title, summary FROM entry;
+                DELETE FROM grdb_migrations WHERE identifier = 'v9-searchable-place-names';
+                """)
+        }
+        let reopened = try DiaryStore.open(diary.store.paths)
+        func findAgain(_ words: String) throws -> [String] {
+            var request = FindRequest()
+            request.keywords = words
+            return try Finder(store: reopened, today: moment("2026-11-21 12:00"), zone: taipei).find(request).hits.map(\.hit.entry.id)
+        }
+        #expect(try findAgain("Wanniassa") == [id])
+        #expect(try findAgain("風很大") == [id], "the rest of the page is indexed again too")
+        #expect(try reopened.integrityCheck())
+    }
+
     @Test func twoCharacterChineseWordsAndMixedLanguage() throws {
         let (diary, ids) = try corpus()
         #expect(try find(diary) { $0.keywords = "散步" } == [ids["beach"]!])

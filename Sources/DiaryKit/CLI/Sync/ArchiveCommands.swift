@@ -209,9 +209,10 @@ enum ArchiveRunner {
                                                   language: context.language, progress: meter.update)
             (entries, media, bytes) = (summary.entries, summary.media, summary.archiveBytes)
         } else if target == .jrnl {
-            (entries, media, bytes) = (try Jrnl.write(records: try liveRecords(), to: descriptor), 0, 0)
+            let written = try Jrnl.write(records: try liveRecords(), to: descriptor)
+            (entries, media, bytes) = (written.entries, 0, written.bytes)
         } else {
-            (entries, media, bytes) = (try DayOne.write(records: try liveRecords(), paths: store.paths, to: descriptor), 0, 0)
+            (entries, media, bytes) = try DayOne.write(records: try liveRecords(), paths: store.paths, to: descriptor)
         }
         if let path, let partial {
             guard fsync(descriptor) == 0, rename(partial, path) == 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
