@@ -49,6 +49,12 @@ extension Phrase {
             "This file of the Day One export does not match the MD5 its name gives; it was kept as it is, check that it is the one you want: \(TerminalText.quoted(path))")
     }
 
+    /// A Day One attachment of a kind the diary cannot keep yet.
+    package static func dayOneFileLeftOut(path: String) -> Phrase {
+        Phrase("Day One 匯出檔裡的這個附件沒有匯入（日記還不能保存這種檔案，原檔仍在匯出檔裡）：\(TerminalText.quoted(path))",
+            "This attachment of the Day One export was not imported (the diary cannot keep this kind of file yet; it is still in the export): \(TerminalText.quoted(path))")
+    }
+
     static func mediaFileCorrupt(path: String) -> Phrase {
         Phrase("媒體檔案已損壞（內容與名稱不符），備份中止：\(TerminalText.quoted(path))",
             "A media file is damaged (its bytes no longer match its name); the backup stopped: \(TerminalText.quoted(path))")

@@ -61,18 +61,25 @@ package enum DayOne {
     /// entries use are also entered in `files` under their content-addressed archive path
     /// (`media/<sha256>.<ext>`), where the importer looks for them.
     static func records(journal: [UInt8], files: inout [String: StagedFile], member: String = journalName) throws -> [EntryRecord] {
+        var findings = Findings()
+        return try records(journals: [(member, journal)], files: &files, findings: &findings)
+    }
+
+    /// What an import should tell the person about the export's attachments.
+    struct Findings: Equatable {
+        /// Kept although their bytes are not the MD5 their name gives (Day One exports carry
+        /// such files); each under its real SHA-256 rather than costing every entry.
         var mismatched: [String] = []
-        return try records(journals: [(member, journal)], files: &files, mismatched: &mismatched)
+        /// Attachments the entries name that the diary cannot keep yet (PDFs, other types),
+        /// as the export names them: left out, never silently.
+        var leftOut: [String] = []
     }
 
     /// The entries of every journal of the export, in order; an entry found twice is taken once.
-    /// `mismatched` gets the attachments whose bytes are not the MD5 their name gives: Day One
-    /// exports carry such files, and each is kept under its real SHA-256 rather than costing
-    /// every entry of the export.
     static func records(journals: [(path: String, bytes: [UInt8])], files: inout [String: StagedFile],
-                        mismatched: inout [String]) throws -> [EntryRecord] {
+                        findings: inout Findings) throws -> [EntryRecord] {
         var reader = JournalReader(files: files, now: Date())
-        defer { mismatched = reader.mismatched }
+        defer { findings = reader.findings }
         var records: [EntryRecord] = []
         var seen: Set<String> = []
         for journal in journals {
@@ -381,8 +388,8 @@ private struct JournalReader {
     /// Attachments used, under their content-addressed archive path.
     private(set) var placed: [String: StagedFile] = [:]
     private var mediaIds: Set<String> = []
-    /// Attachments whose bytes are not the MD5 their name gives, in the order met.
-    private(set) var mismatched: [String] = []
+    /// Mismatched and left-out attachments, in the order met.
+    private(set) var findings = DayOne.Findings()
 
     init(files: [String: StagedFile], now: Date) {
         self.files = files
@@ -467,6 +474,13 @@ private struct JournalReader {
                 found.append((order, rank * 1_000_000 + index, media))
             }
         }
+        // PDFs and other files Day One attaches have no place in the diary yet: named, not dropped silently.
+        for (index, value) in try fields.array("pdfAttachments").enumerated() {
+            let item = try Fields(value, name: "\(fields.name).pdfAttachments[\(index)]", member: fields.member)
+            guard let md5 = try item.string("md5")?.lowercased(), !md5.isEmpty else { continue }
+            let path = "pdfs/\(md5).\(try item.string("type") ?? "pdf")"
+            if !findings.leftOut.contains(path) { findings.leftOut.append(path) }
+        }
         found.sort { ($0.order, $0.rank) < ($1.order, $1.rank) }
         let media = found.enumerated().map { position, entry in
             var media = entry.media
@@ -505,11 +519,13 @@ private struct JournalReader {
         } ?? candidates[0]
         guard let staged = files[path] else { return nil }
         // Its bytes are what they are: stored under their own SHA-256, the mismatch reported.
-        if staged.md5 != md5 && !mismatched.contains(path) { mismatched.append(path) }
-
         // The file's own extension names its container (an `aac` memo is an `.m4a` file).
         guard let format = types[path] ?? DayOne.fileType(fileExtension(path), kind: kind) ?? type.flatMap({ DayOne.fileType($0, kind: kind) })
-        else { return nil }
+        else {
+            if !findings.leftOut.contains(path) { findings.leftOut.append(path) }
+            return nil
+        }
+        if staged.md5 != md5 && !findings.mismatched.contains(path) { findings.mismatched.append(path) }
         types[path] = format
         let item = MediaItem(kind: kind, sha256: staged.sha256, mime: format.mime, fileExtension: format.fileExtension,
                              bytes: staged.bytes, width: width, height: height,

@@ -263,6 +263,41 @@ import Testing
         #expect(again.merge.unchanged == 2 && again.filesAdded == 0, "the same export again changes nothing")
     }
 
+    /// A Day One export read in, written out as Day One, and read into another diary: the
+    /// same pages, field by field (title, page, star, tags, times, zone, every place and
+    /// weather field, media).
+    @Test func importExportImportChangesNothing() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let md5 = try Self.md5(Self.photo, scratch: scratch)
+        let zip = try Self.writerZip([("Journal.json", Array(Self.journal(photoMD5: md5, rawMD5: "00").utf8)),
+                                      ("photos/\(md5).jpeg", Self.photo)], scratch: scratch)
+        let first = try TestDiary()
+        _ = try Self.importZip(zip, into: first)
+        let records = try first.store.entryRecords(ids: try first.store.entryIds(includingDeleted: false))
+        try #require(records.count == 2)
+
+        let again = scratch.appendingPathComponent("again.zip")
+        let descriptor = open(again.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        let written = try DayOne.write(records: records, paths: first.store.paths, to: descriptor)
+        close(descriptor)
+        #expect(written.entries == 2 && written.media == 1)
+
+        let second = try TestDiary()
+        let summary = try Self.importZip(again, into: second)
+        #expect(summary.merge.added == 2 && summary.mismatchedFiles.isEmpty && summary.leftOutFiles.isEmpty)
+        for original in records {
+            let copy = try #require(try second.store.entryRecords(ids: [original.id]).first)
+            #expect(copy.title == original.title && copy.summary == original.summary)
+            #expect(copy.starred == original.starred && copy.tags == original.tags)
+            #expect(copy.occurredAt == original.occurredAt && copy.updatedAt == original.updatedAt && copy.timeZone == original.timeZone)
+            #expect(copy.context == original.context)
+            #expect(copy.media.map(\.item) == original.media.map(\.item) && copy.media.map(\.id) == original.media.map(\.id))
+            #expect(copy == original, "nothing else differs either")
+        }
+    }
+
     @Test func importedPhotosGetTheirThumbnails() throws {
         let scratch = try ArchiveTool.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -344,6 +379,7 @@ import Testing
               "photos":[{"identifier":"P2","md5":"\#(md5b)","type":"pdf","orderInEntry":0},
                         {"identifier":"P1","md5":"\#(md5a.uppercased())","type":"jpeg","orderInEntry":1}],
               "audios":[{"identifier":"A1","md5":"\#(md5c)","format":"aac","duration":3.5}],
+              "pdfAttachments":[{"identifier":"F1","md5":"\#(md5b)","type":"pdf"}],
               "videos":[{"identifier":"V1","md5":"\#(md5d)","type":"mov","duration":12,"width":1920,"height":1080,"orderInEntry":0}]}]}
             """#
         let work = #"""
@@ -351,10 +387,11 @@ import Testing
               "photos":[{"identifier":"P1","md5":"\#(md5a)","type":"jpeg"}]},
              {"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",\#(date),"text":"# A again"}]}
             """#
-        var mismatched: [String] = []
+        var findings = DayOne.Findings()
         let records = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
-                                         files: &files, mismatched: &mismatched)
-        #expect(mismatched.isEmpty)
+                                         files: &files, findings: &findings)
+        #expect(findings.mismatched.isEmpty)
+        #expect(findings.leftOut == ["photos/\(md5b).pdf", "pdfs/\(md5b).pdf"], "the PDFs are named, not dropped silently")
         #expect(records.map(\.title) == ["A", "B"], "every journal, an entry found twice taken once")
 
         let a = records[0]
@@ -377,14 +414,14 @@ import Testing
         #expect(b.media[0].id != a.media[1].id && UUIDv7.isWellFormed(b.media[0].id))
         var again = files
         let twice = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
-                                       files: &again, mismatched: &mismatched)
+                                       files: &again, findings: &findings)
         #expect(twice == records)
 
         // A name that lies about the bytes: the file is taken for what it is, and named.
         var lying: [String: StagedFile] = ["photos/\(md5a).jpeg": staged("9", shaA, md5b)]
-        var named: [String] = []
-        let kept = try DayOne.records(journals: [("Work.json", Array(work.utf8))], files: &lying, mismatched: &named)
-        #expect(named == ["photos/\(md5a).jpeg"])
+        var named = DayOne.Findings()
+        let kept = try DayOne.records(journals: [("Work.json", Array(work.utf8))], files: &lying, findings: &named)
+        #expect(named.mismatched == ["photos/\(md5a).jpeg"])
         #expect(kept.first { $0.title == "B" }?.media.map(\.item.sha256) == [shaA])
     }
 

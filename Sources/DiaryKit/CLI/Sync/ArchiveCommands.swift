@@ -254,6 +254,7 @@ enum ArchiveRunner {
         }
         let merge = summary.merge
         for path in summary.mismatchedFiles { context.say(.dayOneFileMismatch(path: path)) }
+        for path in summary.leftOutFiles { context.say(.dayOneFileLeftOut(path: path)) }
         if context.json {
             try Output.json(.object([
                 ("kind", .string("summary")), ("source", .string(summary.source)), ("added", .int(Int64(merge.added))),
@@ -261,6 +262,7 @@ enum ArchiveRunner {
                 ("conflicts", .int(Int64(merge.conflictsKept))), ("messages_added", .int(Int64(merge.messagesAdded))),
                 ("settings_changed", .int(Int64(merge.settingsChanged))), ("files_added", .int(Int64(summary.filesAdded))),
                 ("mismatched_files", .array(summary.mismatchedFiles.map(JSON.string))),
+                ("left_out_files", .array(summary.leftOutFiles.map(JSON.string))),
             ]))
         } else {
             try Output.line(Phrase.restoreDone(added: merge.added, updated: merge.updated, unchanged: merge.unchanged,
