@@ -121,12 +121,14 @@ struct RobustnessTests {
                 #expect(lines.count == written, "diary-find \(arguments) printed every page")
                 peaks.append(run.peakBytes)
             }
-            let archive = sandbox.root.appendingPathComponent("all.tar")
-            let export = try sandbox.runMeasuringMemory("diary-sync", ["export", "-o", archive.path], output: output)
-            #expect(export.status == 0)
-            let summary = try String(contentsOf: output, encoding: .utf8)
-            #expect(summary.contains("\"entries\":\(written)"), "\(summary)")
-            peaks.append(export.peakBytes)
+            for format in ["tar", "dayone", "jrnl"] {
+                let archive = sandbox.root.appendingPathComponent("all.\(format)")
+                let export = try sandbox.runMeasuringMemory("diary-sync", ["export", "--format", format, "-o", archive.path], output: output)
+                #expect(export.status == 0)
+                let summary = try String(contentsOf: output, encoding: .utf8)
+                #expect(summary.contains("\"entries\":\(written)"), "\(format): \(summary)")
+                peaks.append(export.peakBytes)
+            }
             return peaks
         }
         try fill(upTo: 2_000)
@@ -135,7 +137,8 @@ struct RobustnessTests {
         let large = try measure()
         // Held in memory, 18,000 more pages cost well over 100 MB (the report measured ≈ 9 KB a
         // page); streamed, what grows is SQLite's small page cache and the export's list of ids.
-        for (name, (before, after)) in zip(["diary-find", "diary-find 海邊", "diary-sync export"], zip(small, large)) {
+        let names = ["diary-find", "diary-find 海邊", "diary-sync export", "diary-sync export --format dayone", "diary-sync export --format jrnl"]
+        for (name, (before, after)) in zip(names, zip(small, large)) {
             #expect(after - before < 16 << 20, "\(name): \(before >> 20) MB at 2,000 pages, \(after >> 20) MB at 20,000")
         }
     }

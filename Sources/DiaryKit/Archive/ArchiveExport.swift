@@ -30,17 +30,24 @@ package enum ArchiveExport {
         case entries([String])
     }
 
-    /// Streams the archive to `descriptor` (a file or a pipe; not closed).
+    /// Streams the archive to `descriptor` (a file or a pipe; not closed). Memory stays flat
+    /// however large the diary: entries are read 500 at a time, and everything generated
+    /// (entries.jsonl, the pages, the manifest's list of them) is spooled to unlinked files.
     package static func write(store: DiaryStore, scope: Scope, format: ArchiveFormat, to descriptor: Int32,
                              language: Language, progress: ((ArchiveProgress) -> Void)? = nil) throws -> ExportSummary {
         let now = Date()
         var summary = ExportSummary()
-        // Generated members are spooled to unlinked files first: the manifest (written first,
-        // so a reader can check every member as it arrives) needs their sizes and digests.
+        // Generated members are spooled first: the manifest (written first, so a reader can
+        // check every member as it arrives) needs their sizes and digests.
         let entriesSpool = try Spool(in: store.paths.home)
         let pagesSpool = try Spool(in: store.paths.home)
-        var pages: [(path: String, range: Range<Int64>, sha256: String)] = []
-        var usedPagePaths: Set<String> = []
+        // The manifest's item for each page, in order, and how to copy it: "<bytes> <path>" a line.
+        let pageItems = try Spool(in: store.paths.home)
+        let pagePlan = try Spool(in: store.paths.home)
+        var pageCount = 0
+        // Hashes of the page paths taken: two pages on one day whose ids end alike need the
+        // longer name (a false alarm only gives a page its longer name, which is unique too).
+        var usedPagePaths: Set<Int> = []
         // Media and thumbnails, each once, in the order entries first use them.
         var files: [(member: String, file: URL, sha256: String)] = []
         var listed: Set<String> = []
@@ -74,12 +81,15 @@ package enum ArchiveExport {
                 }
                 guard !record.isHidden else { continue }
                 var path = ArchiveLayout.pagePath(record)
-                // Two entries whose ids share 8 characters on one day: the longer id tells them apart.
-                if usedPagePaths.contains(path) { path = "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id).md" }
-                usedPagePaths.insert(path)
+                if !usedPagePaths.insert(path.hashValue).inserted {
+                    path = "pages/\(Timestamps.localDate(record.occurredAt, zone: record.zone))-\(record.id).md"
+                }
                 let page = Array(PageMarkdown.render(record, language: language).utf8)
-                let range = try pagesSpool.append(page)
-                pages.append((path, range, Hex.string(SHA256.hash(data: page))))
+                try pagesSpool.append(page)
+                let item = ArchiveManifest.Item(path: path, bytes: Int64(page.count), sha256: Hex.string(SHA256.hash(data: page)))
+                try pageItems.append(Array(("," + item.json.serialized).utf8))
+                try pagePlan.append(Array("\(page.count) \(path)\n".utf8))
+                pageCount += 1
             }
         }
         var extrasBytes: [UInt8]?
@@ -87,38 +97,45 @@ package enum ArchiveExport {
             extrasBytes = Array(try store.extras().jsonLines.map { $0.serialized + "\n" }.joined().utf8)
         }
 
-        var members: [ArchiveManifest.Item] = [
+        var leading: [ArchiveManifest.Item] = [
             .init(path: ArchiveLayout.entries, bytes: entriesSpool.size, sha256: Hex.string(entryHasher.finalize())),
         ]
         if let extrasBytes {
-            members.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: Hex.string(SHA256.hash(data: extrasBytes))))
+            leading.append(.init(path: ArchiveLayout.extras, bytes: Int64(extrasBytes.count), sha256: Hex.string(SHA256.hash(data: extrasBytes))))
         }
-        members += pages.map { .init(path: $0.path, bytes: Int64($0.range.count), sha256: $0.sha256) }
         // A media row whose file is not on this device (never downloaded, or lost) still
         // travels in entries.jsonl; only files that are here become members.
         var present: [(member: String, file: URL, sha256: String)] = []
+        var trailing: [ArchiveManifest.Item] = []
         for source in files {
             var info = stat()
             guard stat(source.file.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            members.append(.init(path: source.member, bytes: Int64(info.st_size), sha256: source.sha256))
+            trailing.append(.init(path: source.member, bytes: Int64(info.st_size), sha256: source.sha256))
             present.append(source)
             if source.member.hasPrefix("media/") { summary.media += 1 } else { summary.thumbnails += 1 }
         }
         let manifest = ArchiveManifest(
             scope: { if case .backup = scope { return "backup" } else { return "export" } }(), createdAt: now,
-            counts: [("entries", summary.entries), ("messages", summary.messages), ("pages", pages.count),
+            counts: [("entries", summary.entries), ("messages", summary.messages), ("pages", pageCount),
                      ("media", summary.media), ("thumbnails", summary.thumbnails)],
-            members: members)
+            members: [])
+        // The manifest as one document: its head, the leading items, the pages' items as
+        // spooled, the files' items, the end (`ArchiveManifest.json`'s bytes, in pieces).
+        let manifestSpool = try Spool(in: store.paths.home)
+        try manifestSpool.append(Array((manifest.membersOpening + leading.map(\.json.serialized).joined(separator: ",")).utf8))
+        try manifestSpool.append(contentsOf: pageItems)
+        try manifestSpool.append(Array((trailing.map { "," + $0.json.serialized }.joined() + ArchiveManifest.membersClosing).utf8))
 
-        let total = members.reduce(Int64(0)) { $0 + $1.bytes }
+        let memberCount = leading.count + pageCount + trailing.count
+        let total = (leading + trailing).reduce(pagesSpool.size) { $0 + $1.bytes }
         var done: Int64 = 0
         var filesDone = 0
         func advance(_ bytes: Int) {
             done += Int64(bytes)
-            progress?(ArchiveProgress(bytesDone: done, bytesTotal: total, filesDone: filesDone, filesTotal: members.count + 1))
+            progress?(ArchiveProgress(bytesDone: done, bytesTotal: total, filesDone: filesDone, filesTotal: memberCount + 1))
         }
         let writer = try ArchiveWriter(format: format, fileDescriptor: descriptor)
-        try writer.add(path: ArchiveLayout.manifest, bytes: Array(manifest.json.serialized.utf8), modified: now)
+        try manifestSpool.copy(0..<manifestSpool.size, as: ArchiveLayout.manifest, into: writer, modified: now, advance: { _ in })
         try entriesSpool.copy(0..<entriesSpool.size, as: ArchiveLayout.entries, into: writer, modified: now, advance: advance)
         filesDone += 1
         if let extrasBytes {
@@ -126,8 +143,11 @@ package enum ArchiveExport {
             filesDone += 1
             advance(extrasBytes.count)
         }
-        for page in pages {
-            try pagesSpool.copy(page.range, as: page.path, into: writer, modified: now, advance: advance)
+        var offset: Int64 = 0
+        try pagePlan.forEachLine { line in
+            guard let space = line.firstIndex(of: " "), let size = Int64(line[..<space]) else { throw ArchiveError.writeFailed("page plan") }
+            try pagesSpool.copy(offset..<offset + size, as: String(line[line.index(after: space)...]), into: writer, modified: now, advance: advance)
+            offset += size
             filesDone += 1
         }
         for source in present {
@@ -168,6 +188,46 @@ final class Spool {
         }
         size += Int64(bytes.count)
         return size - Int64(bytes.count)..<size
+    }
+
+    /// Appends everything `other` holds.
+    func append(contentsOf other: Spool) throws {
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        var position: Int64 = 0
+        while position < other.size {
+            let got = try other.read(into: &block, at: position)
+            guard got > 0 else { break }
+            try append(Array(block[..<got]))
+            position += Int64(got)
+        }
+    }
+
+    /// Calls `body` with each line (without its newline), reading a block at a time.
+    func forEachLine(_ body: (Substring) throws -> Void) throws {
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        var pending: [UInt8] = []
+        var position: Int64 = 0
+        while position < size {
+            let got = try read(into: &block, at: position)
+            guard got > 0 else { break }
+            position += Int64(got)
+            pending += block[..<got]
+            var start = 0
+            while let end = pending[start...].firstIndex(of: 0x0A) {
+                try body(Substring(String(decoding: pending[start..<end], as: UTF8.self)))
+                start = end + 1
+            }
+            pending.removeFirst(start)
+        }
+    }
+
+    /// Up to `buffer.count` bytes from `position`; 0 at the end.
+    private func read(into buffer: inout [UInt8], at position: Int64) throws -> Int {
+        while true {
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
+            if got >= 0 { return got }
+            if errno != EINTR { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
+        }
     }
 
     func copy(_ range: Range<Int64>, as member: String, into writer: ArchiveWriter, modified: Date, advance: (Int) -> Void) throws {

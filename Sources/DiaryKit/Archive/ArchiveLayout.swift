@@ -86,6 +86,8 @@ struct ArchiveManifest: Equatable {
         var path: String
         var bytes: Int64
         var sha256: String
+
+        var json: JSON { .object([("path", .string(path)), ("bytes", .int(bytes)), ("sha256", .string(sha256))]) }
     }
 
     /// `backup` (the whole diary) or `export` (a selection).
@@ -101,19 +103,25 @@ struct ArchiveManifest: Equatable {
             && lhs.counts.map(\.0) == rhs.counts.map(\.0) && lhs.counts.map(\.1) == rhs.counts.map(\.1)
     }
 
-    var json: JSON {
-        .object([
+    var json: JSON { .object(head + [("members", .array(members.map(\.json)))]) }
+
+    /// Everything but the members.
+    private var head: [(String, JSON)] {
+        [
             ("format", .string(ArchiveLayout.formatName)),
             ("version", .int(Int64(version))),
             ("scope", .string(scope)),
             ("tool", .string(tool)),
             ("created_at", .string(Timestamps.rfc3339Millis(createdAt, zone: .current))),
             ("counts", .object(counts.map { ($0.0, .int(Int64($0.1))) })),
-            ("members", .array(members.map { item in
-                .object([("path", .string(item.path)), ("bytes", .int(item.bytes)), ("sha256", .string(item.sha256))])
-            })),
-        ])
+        ]
     }
+
+    /// The serialized manifest up to its first member (`…,"members":[`); then come the
+    /// members' serialized items, comma-separated, and `membersClosing`. The same bytes as
+    /// `json.serialized`, for a writer that streams a long list of members.
+    var membersOpening: String { String(JSON.object(head).serialized.dropLast()) + ",\"members\":[" }
+    static let membersClosing = "]}"
 
     /// Reads a manifest; a newer version is refused before anything else is looked at.
     init(json: JSON) throws(ArchiveError) {

@@ -260,13 +260,22 @@ package enum DayOne {
     @discardableResult
     package static func write(records: [EntryRecord], paths: DiaryPaths, to descriptor: Int32) throws
         -> (entries: Int, media: Int, bytes: Int64) {
+        try write(batches: { try $0(records) }, paths: paths, to: descriptor)
+    }
+
+    /// The same, for records that come in batches (`batches` hands each to its argument):
+    /// the journal is spooled to an unlinked file, so memory stays flat however many there are.
+    package static func write(batches: (([EntryRecord]) throws -> Void) throws -> Void, paths: DiaryPaths, to descriptor: Int32) throws
+        -> (entries: Int, media: Int, bytes: Int64) {
         let now = Date()
-        let live = records.filter { !$0.isHidden }
         var digests: [String: String?] = [:]
         var files: [(member: String, file: URL, sha256: String)] = []
         var members: Set<String> = []
-        var entries: [String] = []
-        for record in live {
+        // One entry a line: still one JSON document, but one that `less` and `grep` can read.
+        let journal = try Spool(in: paths.home)
+        try journal.append(Array("{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n".utf8))
+        var count = 0
+        try batches { records in for record in records where !record.isHidden {
             var attachments: [MediaKind: [JSON]] = [:]
             var references: [String] = []
             var order = 0
@@ -337,19 +346,19 @@ package enum DayOne {
             for kind in [MediaKind.photo, .video, .audio] {
                 if let list = attachments[kind] { pairs.append((folder(kind), .array(list))) }
             }
-            entries.append(JSON.object(pairs).serialized)
-        }
-        // One entry a line: still one JSON document, but one that `less` and `grep` can read.
-        let journal = "{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n" + entries.joined(separator: ",\n") + "\n]}\n"
+            try journal.append(Array(((count == 0 ? "" : ",\n") + JSON.object(pairs).serialized).utf8))
+            count += 1
+        } }
+        try journal.append(Array("\n]}\n".utf8))
 
         let writer = try ArchiveWriter(format: .zip, fileDescriptor: descriptor)
-        try writer.add(path: journalName, bytes: Array(journal.utf8), modified: now)
+        try journal.copy(0..<journal.size, as: journalName, into: writer, modified: now, advance: { _ in })
         for file in files {
             let added = try writer.add(path: file.member, file: file.file, modified: now)
             guard added.sha256 == file.sha256 else { throw ArchiveError.mediaCorrupt(path: file.file.path) }
         }
         try writer.finish()
-        return (live.count, files.count, writer.bytesWritten)
+        return (count, files.count, writer.bytesWritten)
     }
 
     /// Day One's time form: UTC to the second, `2023-05-01T10:20:30Z`.

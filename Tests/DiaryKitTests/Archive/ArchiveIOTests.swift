@@ -237,6 +237,18 @@ import Testing
         }
     }
 
+    /// The export streams its manifest in pieces; read back whole, they are the manifest.
+    @Test func aManifestWrittenInPiecesIsTheWholeManifest() throws {
+        let items = (0..<3).map { ArchiveManifest.Item(path: "pages/2026-11-2\($0)-0000000\($0).md", bytes: Int64(100 + $0),
+                                                        sha256: String(repeating: "\($0)", count: 64)) }
+        let manifest = ArchiveManifest(scope: "export", createdAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                       counts: [("entries", 3), ("pages", 3)], members: items)
+        let pieces = manifest.membersOpening + items.map(\.json.serialized).joined(separator: ",") + ArchiveManifest.membersClosing
+        #expect(pieces == manifest.json.serialized)
+        let read = try ArchiveManifest(json: try #require(JSON.parse(Data(pieces.utf8))))
+        #expect(read == manifest)
+    }
+
     @Test func theReaderTellsEveryKindOfMemberApart() throws {
         let scratch = try ArchiveTool.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -170,11 +170,19 @@ enum ArchiveRunner {
 
     static func write(context: CommandContext, store: DiaryStore, options: ArchiveOutputOptions, scope: ArchiveExport.Scope) throws {
         let target = try target(options)
-        // The Day One and HTML shapes hold live entries only.
-        func liveRecords() throws -> [EntryRecord] {
+        // The Day One, jrnl and HTML shapes hold live entries only.
+        func liveIds() throws -> [String] {
             switch scope {
-            case .backup: return try store.entryRecords(ids: store.entryIds(includingDeleted: false))
-            case let .entries(ids): return try store.entryRecords(ids: ids)
+            case .backup: return try store.entryIds(includingDeleted: false)
+            case let .entries(ids): return ids
+            }
+        }
+        func liveRecords() throws -> [EntryRecord] { try store.entryRecords(ids: liveIds()) }
+        // 500 records at a time: memory stays flat however large the diary.
+        func eachBatch(_ body: ([EntryRecord]) throws -> Void) throws {
+            let ids = try liveIds()
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                try body(try store.entryRecords(ids: Array(ids[start..<min(ids.count, start + 500)])))
             }
         }
         if target == .html {
@@ -209,10 +217,14 @@ enum ArchiveRunner {
                                                   language: context.language, progress: meter.update)
             (entries, media, bytes) = (summary.entries, summary.media, summary.archiveBytes)
         } else if target == .jrnl {
-            let written = try Jrnl.write(records: try liveRecords(), to: descriptor)
+            var written: (entries: Int, bytes: Int64) = (0, 0)
+            try eachBatch { batch in
+                let more = try Jrnl.write(records: batch, to: descriptor)
+                written = (written.entries + more.entries, written.bytes + more.bytes)
+            }
             (entries, media, bytes) = (written.entries, 0, written.bytes)
         } else {
-            (entries, media, bytes) = try DayOne.write(records: try liveRecords(), paths: store.paths, to: descriptor)
+            (entries, media, bytes) = try DayOne.write(batches: eachBatch, paths: store.paths, to: descriptor)
         }
         if let path, let partial {
             guard fsync(descriptor) == 0, rename(partial, path) == 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
