@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -114,29 +114,6 @@ CREATE TABLE sync_state (
     value TEXT NOT NULL
 );
 
-CREATE TABLE "media" (
-    id TEXT PRIMARY KEY,
-    entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL DEFAULT 0,
-    user_id TEXT,
-    device_id TEXT NOT NULL,
-    hlc TEXT NOT NULL,
-    deleted_at INTEGER,
-    kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio')),
-    sha256 TEXT NOT NULL,
-    mime TEXT NOT NULL,
-    ext TEXT NOT NULL,
-    bytes INTEGER NOT NULL,
-    width INTEGER,
-    height INTEGER,
-    duration REAL,
-    taken_at INTEGER
-, thumbnail TEXT);
-
-CREATE INDEX media_by_entry ON media(entry_id, position);
-
-CREATE INDEX media_by_sha256 ON media(sha256);
-
 CREATE TABLE device_setting (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -226,4 +203,28 @@ CREATE VIRTUAL TABLE entry_fts USING fts5(
 );
 
 CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
+
+CREATE TABLE "media" (
+    id TEXT PRIMARY KEY,
+    entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL DEFAULT 0,
+    user_id TEXT,
+    device_id TEXT NOT NULL,
+    hlc TEXT NOT NULL,
+    deleted_at INTEGER,
+    kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio', 'file')),
+    sha256 TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    ext TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    duration REAL,
+    taken_at INTEGER,
+    thumbnail TEXT
+);
+
+CREATE INDEX media_by_entry ON media(entry_id, position);
+
+CREATE INDEX media_by_sha256 ON media(sha256);
 

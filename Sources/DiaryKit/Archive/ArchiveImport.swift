@@ -29,7 +29,7 @@ package struct ImportSummary: Sendable, Equatable {
     package var filesAdded = 0
     /// Day One attachments whose bytes are not the MD5 their name gives (kept all the same).
     package var mismatchedFiles: [String] = []
-    /// Day One attachments of a kind the diary cannot keep yet (PDFs), left out.
+    /// Day One attachments of a type the diary cannot keep, left out.
     package var leftOutFiles: [String] = []
 }
 

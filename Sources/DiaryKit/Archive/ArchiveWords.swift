@@ -51,8 +51,8 @@ extension Phrase {
 
     /// A Day One attachment of a kind the diary cannot keep yet.
     package static func dayOneFileLeftOut(path: String) -> Phrase {
-        Phrase("Day One 匯出檔裡的這個附件沒有匯入（日記還不能保存這種檔案，原檔仍在匯出檔裡）：\(TerminalText.quoted(path))",
-            "This attachment of the Day One export was not imported (the diary cannot keep this kind of file yet; it is still in the export): \(TerminalText.quoted(path))")
+        Phrase("Day One 匯出檔裡的這個附件沒有匯入（日記不能保存這種檔案，原檔仍在匯出檔裡）：\(TerminalText.quoted(path))",
+            "This attachment of the Day One export was not imported (the diary cannot keep this type of file; it is still in the export): \(TerminalText.quoted(path))")
     }
 
     static func mediaFileCorrupt(path: String) -> Phrase {

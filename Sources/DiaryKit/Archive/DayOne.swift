@@ -35,7 +35,7 @@ package enum DayOne {
     /// A photo, video or audio file of the export, beside its journal.
     static func isMediaFile(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
-        return (2...3).contains(parts.count) && !isClutter(path) && ["photos", "videos", "audios"].contains(String(parts[parts.count - 2]))
+        return (2...3).contains(parts.count) && !isClutter(path) && ["photos", "videos", "audios", "pdfs"].contains(String(parts[parts.count - 2]))
     }
     /// What a Mac adds when it zips a folder (`__MACOSX/`, `._Journal.json`, `.DS_Store`).
     private static func isClutter(_ path: String) -> Bool {
@@ -70,8 +70,8 @@ package enum DayOne {
         /// Kept although their bytes are not the MD5 their name gives (Day One exports carry
         /// such files); each under its real SHA-256 rather than costing every entry.
         var mismatched: [String] = []
-        /// Attachments the entries name that the diary cannot keep yet (PDFs, other types),
-        /// as the export names them: left out, never silently.
+        /// Attachments of a type the diary cannot keep (a photo list's RAW or PDF file), as
+        /// the export names them: left out, never silently.
         var leftOut: [String] = []
     }
 
@@ -128,6 +128,7 @@ package enum DayOne {
         case (.audio, "ogg"): return ("audio/ogg", "ogg")
         case (.audio, "flac"): return ("audio/flac", "flac")
         case (.audio, "webm"): return ("audio/webm", "webm")
+        case (.file, "pdf"): return ("application/pdf", "pdf")
         default: return nil
         }
     }
@@ -141,8 +142,12 @@ package enum DayOne {
         case .photo: return "photos"
         case .video: return "videos"
         case .audio: return "audios"
+        case .file: return "pdfs"
         }
     }
+
+    /// The key of an entry's list of attachments of a kind.
+    static func entryKey(_ kind: MediaKind) -> String { kind == .file ? "pdfAttachments" : folder(kind) }
 
     /// Splits an entry's Markdown into our title and page. The first line with words is the
     /// title, as Day One shows it (its heading marks, `# …`, taken off), and the rest is the
@@ -313,6 +318,7 @@ package enum DayOne {
                 case .photo: references.append("![](dayone-moment://\(identifier))")
                 case .video: references.append("![](dayone-moment:/video/\(identifier))")
                 case .audio: references.append("![](dayone-moment:/audio/\(identifier))")
+                case .file: break  // listed with the entry, not shown in its text
                 }
                 order += 1
             }
@@ -343,8 +349,8 @@ package enum DayOne {
             for (key, path) in weatherTimes { if let value = context.weather[keyPath: path] { weather.append((key, .string(time(value)))) } }
             for (key, path) in weatherTexts { if let value = context.weather[keyPath: path] { weather.append((key, .string(value))) } }
             if !weather.isEmpty { pairs.append(("weather", .object(weather))) }
-            for kind in [MediaKind.photo, .video, .audio] {
-                if let list = attachments[kind] { pairs.append((folder(kind), .array(list))) }
+            for kind in [MediaKind.photo, .video, .audio, .file] {
+                if let list = attachments[kind] { pairs.append((entryKey(kind), .array(list))) }
             }
             try journal.append(Array(((count == 0 ? "" : ",\n") + JSON.object(pairs).serialized).utf8))
             count += 1
@@ -474,21 +480,14 @@ private struct JournalReader {
         // Day One numbers photos in the entry (`orderInEntry`); videos and voice memos follow in
         // the order given unless they carry a number too.
         var found: [(order: Int, rank: Int, media: EntryRecord.Media)] = []
-        for (rank, kind) in [MediaKind.photo, .video, .audio].enumerated() {
-            let key = DayOne.folder(kind)
+        for (rank, kind) in [MediaKind.photo, .video, .audio, .file].enumerated() {
+            let key = DayOne.entryKey(kind)
             for (index, value) in try fields.array(key).enumerated() {
                 let item = try Fields(value, name: "\(fields.name).\(key)[\(index)]", member: fields.member)
                 let order = try item.count("orderInEntry") ?? Int.max
                 guard let media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
                 found.append((order, rank * 1_000_000 + index, media))
             }
-        }
-        // PDFs and other files Day One attaches have no place in the diary yet: named, not dropped silently.
-        for (index, value) in try fields.array("pdfAttachments").enumerated() {
-            let item = try Fields(value, name: "\(fields.name).pdfAttachments[\(index)]", member: fields.member)
-            guard let md5 = try item.string("md5")?.lowercased(), !md5.isEmpty else { continue }
-            let path = "pdfs/\(md5).\(try item.string("type") ?? "pdf")"
-            if !findings.leftOut.contains(path) { findings.leftOut.append(path) }
         }
         found.sort { ($0.order, $0.rank) < ($1.order, $1.rank) }
         let media = found.enumerated().map { position, entry in

@@ -193,6 +193,7 @@ extension HTMLSite {
         var photo: String { en ? "Photo" : "照片" }
         var video: String { en ? "Video" : "影片" }
         var audio: String { en ? "Voice memo" : "錄音" }
+        var file: String { en ? "File" : "檔案" }
         var openOriginal: String { en ? "Open the original" : "開啟原檔" }
         var mediaUnavailable: String { Phrase.mediaUnavailable.text(language) }
         var emptyDiary: String { Phrase.emptyDiary.text(language) }
@@ -223,6 +224,7 @@ extension HTMLSite {
             case .photo: return photo
             case .video: return video
             case .audio: return audio
+            case .file: return file
             }
         }
     }
@@ -353,10 +355,10 @@ extension HTMLSite {
             return true
         }
 
-        /// The thumbnail copied for an entry's first picture (or any media), site-relative.
+        /// The thumbnail copied for an entry's first photo or video, site-relative.
         func thumbnail(of record: EntryRecord) -> String? {
             let media = record.liveMedia.map(\.item)
-            for item in media.filter({ $0.kind != .audio }) + media.filter({ $0.kind == .audio }) {
+            for item in media.filter({ $0.kind == .photo || $0.kind == .video }) {
                 if let sha = item.thumbnail, copied.contains(ArchiveLayout.thumbnailPath(sha)) {
                     return ArchiveLayout.thumbnailPath(sha)
                 }
@@ -590,6 +592,9 @@ extension HTMLSite {
                 return "<figure class=\"media audio\"><figcaption>\(HTMLSite.escape(words.audio))</figcaption>"
                     + "<audio controls preload=\"metadata\"><source src=\"\(src)\" type=\"\(mime)\">"
                     + "<a href=\"\(src)\">\(HTMLSite.escape(words.audio))</a></audio></figure>"
+            case .file:
+                return "<p class=\"media file\"><a href=\"\(src)\" type=\"\(mime)\">\(HTMLSite.escape(words.file))"
+                    + " (\(HTMLSite.escape(item.fileExtension.uppercased())))</a></p>"
             }
         }
 

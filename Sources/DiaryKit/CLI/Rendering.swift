@@ -220,6 +220,7 @@ package enum Rendering {
             case .photo: kind = en ? "Photo" : "照片"
             case .video: kind = en ? "Video" : "影片"
             case .audio: kind = en ? "Voice memo" : "錄音"
+            case .file: kind = en ? "File" : "檔案"
             }
             if FileManager.default.isReadableFile(atPath: file.path) {
                 lines.append("\(kind)\(en ? ": " : "：")\(file.path)")

@@ -51,8 +51,8 @@ public struct OfflineCompanion: ChatProvider {
         case (.video, true):
             let seconds = media.durationSeconds.map { " \(Int($0.rounded()))-second" } ?? ""
             return "A\(seconds) video\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
-        case (.audio, _):
-            // `picture` is never a memo; this only keeps the switch whole.
+        case (.audio, _), (.file, _):
+            // `picture` is never a memo or a file; this only keeps the switch whole.
             return english ? "A voice memo." : "一段錄音。"
         }
     }
@@ -70,10 +70,10 @@ public struct OfflineCompanion: ChatProvider {
         switch (entry.picture?.kind, english) {
         case (.photo?, false): parts.append("謝謝你帶來這張照片\(place.map { "，在\($0)的這一刻" } ?? "")。")
         case (.video?, false): parts.append("謝謝你帶來這段影片\(place.map { "，在\($0)的這一刻" } ?? "")。")
-        case (nil, false), (.audio?, false): parts.append("謝謝你願意寫下這一刻\(place.map { "，在\($0)" } ?? "")。")
+        case (nil, false), (.audio?, false), (.file?, false): parts.append("謝謝你願意寫下這一刻\(place.map { "，在\($0)" } ?? "")。")
         case (.photo?, true): parts.append("Thank you for bringing this photo\(place.map { " from \($0)" } ?? "").")
         case (.video?, true): parts.append("Thank you for bringing this video\(place.map { " from \($0)" } ?? "").")
-        case (nil, true), (.audio?, true): parts.append("Thank you for writing this moment down\(place.map { " in \($0)" } ?? "").")
+        case (nil, true), (.audio?, true), (.file?, true): parts.append("Thank you for writing this moment down\(place.map { " in \($0)" } ?? "").")
         }
         if let note = entry.note, let echo = Self.echo(note) {
             parts.append(english ? "You wrote “\(echo)”." : "你寫下「\(echo)」。")

@@ -110,7 +110,7 @@ package struct PromptBuilder {
             lines.append("[\(labels.weather)] \(description)\(temperature)")
         }
         let media: String
-        switch entry.media.first(where: { $0.kind != .audio })?.kind {
+        switch entry.picture?.kind {
         case .photo?: media = labels.photo
         case .video?: media = labels.video
         default: media = labels.textOnly

@@ -48,7 +48,7 @@ enum FillerTags {
         switch entry.picture?.kind {
         case .photo?: media = ["照片", "photo"]
         case .video?: media = ["影片", "video"]
-        case nil, .audio?: media = ["隨筆", "journal"]
+        case nil, .audio?, .file?: media = ["隨筆", "journal"]
         }
         let part = DayPart(date: entry.occurredAt, zone: entry.zone)
         let season: [String]

@@ -167,8 +167,9 @@ public enum MediaIntake {
             item.durationSeconds = info.durationSeconds
             item.takenAt = info.takenAt
             return IntakeResult(item: item)
-        case .audio:
-            // Memos come in through `storeVoiceMemo`; the photo/video sniffer never says audio.
+        case .audio, .file:
+            // Memos come in through `storeVoiceMemo`, files only from imports; the photo/video
+            // sniffer never says either.
             throw .unreadable(kind: nil, problem: .unrecognized)
         }
     }

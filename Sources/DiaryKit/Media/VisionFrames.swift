@@ -15,7 +15,7 @@ public enum VisionFrames {
             return frame(ffmpeg, file, at: nil).map { [$0] } ?? []
         case .video:
             return frameTimes(duration: item.durationSeconds ?? 0).compactMap { frame(ffmpeg, file, at: $0) }
-        case .audio:
+        case .audio, .file:
             return []
         }
     }

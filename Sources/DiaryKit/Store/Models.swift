@@ -16,6 +16,8 @@ public enum MediaKind: String, Sendable {
     case photo
     case video
     case audio
+    /// Any other attachment, kept as it is (a PDF from a Day One export).
+    case file
 }
 
 /// Who wrote a message.
@@ -195,8 +197,8 @@ public struct Entry: Sendable, Equatable {
     /// When the person last changed the page by hand; nil when it is the companion's as written.
     public var editedAt: Date?
 
-    /// The photo or video the entry is about (voice memos aside).
-    public var picture: MediaItem? { media.first { $0.kind != .audio } }
+    /// The photo or video the entry is about (voice memos and files aside).
+    public var picture: MediaItem? { media.first { $0.kind == .photo || $0.kind == .video } }
 
     /// The entry's time zone, falling back to UTC for an unknown name.
     public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }

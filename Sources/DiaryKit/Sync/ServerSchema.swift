@@ -462,7 +462,7 @@ package enum ServerSchema {
                                                                                  THEN rec->part ELSE '[]' END)
                                                         WITH ORDINALITY AS c(value, n) LOOP
                 IF part = 'media' THEN
-                    IF coalesce(child->>'kind', '') NOT IN ('photo', 'video', 'audio') OR jsonb_typeof(child->'kind') <> 'string' THEN
+                    IF coalesce(child->>'kind', '') NOT IN ('photo', 'video', 'audio', 'file') OR jsonb_typeof(child->'kind') <> 'string' THEN
                         RETURN format('media[%s].kind', n);
                     END IF;
                     problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['sha256', 'digest', 'ext', 'string']);

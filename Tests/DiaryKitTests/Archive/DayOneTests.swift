@@ -364,6 +364,7 @@ import Testing
         let md5c = String(repeating: "c3", count: 16), md5d = String(repeating: "d4", count: 16)
         let shaA = String(repeating: "1", count: 64), shaB = String(repeating: "2", count: 64)
         let shaC = String(repeating: "3", count: 64), shaD = String(repeating: "4", count: 64)
+        let md5e = String(repeating: "e5", count: 16), shaE = String(repeating: "5", count: 64)
         func staged(_ name: String, _ sha: String, _ md5: String) -> StagedFile {
             StagedFile(url: URL(fileURLWithPath: "/staging/\(name)"), bytes: 10, sha256: sha, md5: md5)
         }
@@ -372,6 +373,7 @@ import Testing
             "photos/\(md5b).pdf": staged("1", shaB, md5b),       // a type we do not keep
             "audios/\(md5c).m4a": staged("2", shaC, md5c),
             "videos/\(md5d).MOV": staged("3", shaD, md5d),       // any case
+            "pdfs/\(md5e).pdf": staged("4", shaE, md5e),
         ]
         let date = "\"creationDate\":\"2023-05-01T10:20:30Z\""
         let travel = #"""
@@ -379,7 +381,7 @@ import Testing
               "photos":[{"identifier":"P2","md5":"\#(md5b)","type":"pdf","orderInEntry":0},
                         {"identifier":"P1","md5":"\#(md5a.uppercased())","type":"jpeg","orderInEntry":1}],
               "audios":[{"identifier":"A1","md5":"\#(md5c)","format":"aac","duration":3.5}],
-              "pdfAttachments":[{"identifier":"F1","md5":"\#(md5b)","type":"pdf"}],
+              "pdfAttachments":[{"identifier":"F1","md5":"\#(md5e)","type":"pdf","pdfName":"ticket.pdf"}],
               "videos":[{"identifier":"V1","md5":"\#(md5d)","type":"mov","duration":12,"width":1920,"height":1080,"orderInEntry":0}]}]}
             """#
         let work = #"""
@@ -391,21 +393,22 @@ import Testing
         let records = try DayOne.records(journals: [("Travel.json", Array(travel.utf8)), ("Work.json", Array(work.utf8))],
                                          files: &files, findings: &findings)
         #expect(findings.mismatched.isEmpty)
-        #expect(findings.leftOut == ["photos/\(md5b).pdf", "pdfs/\(md5b).pdf"], "the PDFs are named, not dropped silently")
+        #expect(findings.leftOut == ["photos/\(md5b).pdf"], "a PDF in the photos list is named, not dropped silently")
         #expect(records.map(\.title) == ["A", "B"], "every journal, an entry found twice taken once")
 
         let a = records[0]
-        #expect(a.media.map(\.item.kind) == [.video, .photo, .audio], "by orderInEntry, then photos, videos, voice memos")
-        #expect(a.media.map(\.position) == [0, 1, 2])
-        #expect(a.media.map(\.item.mime) == ["video/quicktime", "image/jpeg", "audio/mp4"])
-        #expect(a.media.map(\.item.fileExtension) == ["mov", "jpg", "m4a"], "a memo's `aac` format is its codec; the file is an .m4a")
+        #expect(a.media.map(\.item.kind) == [.video, .photo, .audio, .file], "by orderInEntry, then photos, videos, voice memos, PDFs")
+        #expect(a.media.map(\.position) == [0, 1, 2, 3])
+        #expect(a.media.map(\.item.mime) == ["video/quicktime", "image/jpeg", "audio/mp4", "application/pdf"])
+        #expect(a.media.map(\.item.fileExtension) == ["mov", "jpg", "m4a", "pdf"], "a memo's `aac` format is its codec; the file is an .m4a")
         #expect(a.media[0].item.width == 1920 && a.media[0].item.durationSeconds == 12)
         #expect(a.media[2].item.durationSeconds == 3.5)
-        #expect(a.media.map(\.item.sha256) == [shaD, shaA, shaC])
+        #expect(a.media.map(\.item.sha256) == [shaD, shaA, shaC, shaE])
+        #expect(files["media/\(shaE).pdf"]?.url.path == "/staging/4", "a PDF is kept as a file of the page")
         #expect(files["media/\(shaA).jpg"]?.url.path == "/staging/0")
         #expect(files["media/\(shaC).m4a"]?.url.path == "/staging/2")
         #expect(files["media/\(shaD).mov"]?.url.path == "/staging/3")
-        #expect(files.keys.filter { $0.hasPrefix("media/") }.count == 3, "the PDF stays where it was")
+        #expect(files.keys.filter { $0.hasPrefix("media/") }.count == 4, "the PDF in the photos list stays where it was")
         #expect(files["photos/\(md5b).pdf"] != nil)
 
         // The same photo in two entries: the second gets its own media id, the same every time.
@@ -506,7 +509,7 @@ import Testing
         var items: [MediaItem] = []
         var bodies: [String: [UInt8]] = [:]
         let kinds: [(MediaKind, String, String, Int)] = [(.photo, "image/jpeg", "jpg", 31), (.video, "video/mp4", "mp4", 32),
-                                                         (.audio, "audio/mp4", "m4a", 33)]
+                                                         (.audio, "audio/mp4", "m4a", 33), (.file, "application/pdf", "pdf", 44)]
         for (kind, mime, ext, seed) in kinds {
             let bytes = pseudoRandomBytes(20_000 + seed, seed: UInt64(seed))
             let file = scratch.appendingPathComponent("\(seed).\(ext)")
@@ -516,6 +519,7 @@ import Testing
             case .photo: (item.width, item.height, item.takenAt) = (4032, 3024, Date(timeIntervalSince1970: 1_795_000_000))
             case .video: (item.width, item.height, item.durationSeconds) = (1920, 1080, 12.5)
             case .audio: item.durationSeconds = 3.25
+            case .file: break
             }
             let stored = store.paths.media.appendingPathComponent(item.relativePath)
             try FileManager.default.createDirectory(at: stored.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -553,13 +557,14 @@ import Testing
         let listing = try ArchiveTool.run("/usr/bin/bsdtar", ["-tf", archive.path])
         #expect(listing.status == 0)
         var expected = ["Journal.json"]
-        for item in items.prefix(3) {
+        for item in items.prefix(4) {
             let md5 = try Self.md5sum(store.paths.media.appendingPathComponent(item.relativePath))
             expected.append("\(DayOne.folder(item.kind))/\(md5).\(item.fileExtension == "jpg" ? "jpeg" : item.fileExtension)")
         }
         #expect(listing.text.split(separator: "\n").map(String.init) == expected)
         #expect(written.media == expected.count - 1, "the summary counts every attachment file, not the journal")
-        #expect(expected[1].hasPrefix("photos/") && expected[2].hasPrefix("videos/") && expected[3].hasPrefix("audios/"))
+        #expect(expected[1].hasPrefix("photos/") && expected[2].hasPrefix("videos/") && expected[3].hasPrefix("audios/")
+                && expected[4].hasPrefix("pdfs/"))
         let journalText = try ArchiveTool.run("/usr/bin/bsdtar", ["-xOf", archive.path, "Journal.json"])
         let journal = try #require(JSON.parse(journalText.output))
         #expect(journal["metadata"]?["version"] == .string("1.0"))
@@ -569,6 +574,8 @@ import Testing
         #expect(first["creationDate"]?.stringValue == "2026-11-21T09:40:00Z")
         #expect(first["text"]?.stringValue?.hasPrefix("# 海邊的傍晚\n\n風好大") == true)
         #expect(first["photos"]?.arrayValue?.count == 1, "the photo whose file is missing is left out")
+        #expect(first["pdfAttachments"]?.arrayValue?.count == 1 && first["pdfAttachments"]?[0]?["type"] == .string("pdf"),
+                "a PDF goes back as Day One lists them")
         let memo = try #require(first["audios"]?[0])
         #expect(memo["format"] == .string("aac") && memo["type"] == nil, "a voice memo names its codec, as Day One's do")
         #expect(first["location"]?["localityName"] == .string("基隆市") && first["location"]?["administrativeArea"] == .string("臺灣省"))
@@ -581,7 +588,7 @@ import Testing
         // Into a fresh diary: the same pages.
         let target = try TestDiary()
         let summary = try Self.importZip(archive, into: target)
-        #expect(summary.source == "dayone" && summary.merge.added == 2 && summary.filesAdded == 3)
+        #expect(summary.source == "dayone" && summary.merge.added == 2 && summary.filesAdded == 4)
         for original in records.prefix(2) {
             let copy = try #require(try target.store.entryRecords(ids: [original.id]).first)
             #expect(copy.status == .saved)

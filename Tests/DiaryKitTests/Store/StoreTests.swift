@@ -38,6 +38,23 @@ import Testing
         #expect(rewritten.flatMap { JSON.parse(Data($0.utf8)) } == RecordCoding.contextJSON(EntryContext(place: "台北")))
     }
 
+    /// The media table is rebuilt to allow files (PDFs); what it held comes through whole.
+    @Test func theMediaTableRebuiltForFilesKeepsEveryRow() throws {
+        let diary = try TestDiary()
+        let photo = MediaItem(kind: .photo, sha256: String(repeating: "a", count: 64), mime: "image/jpeg", fileExtension: "jpg", bytes: 3,
+                              width: 4, height: 3, takenAt: Date(timeIntervalSince1970: 1_800_000_000))
+        _ = try diary.draft("有照片", media: [photo])
+        try diary.store.write { db in try db.execute(sql: "UPDATE media SET thumbnail = ?", arguments: [String(repeating: "b", count: 64)]) }
+        let before = try diary.store.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media ORDER BY id") }
+        try diary.store.write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v10-file-attachments'") }
+        let reopened = try DiaryStore.open(diary.store.paths)
+        #expect(try reopened.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media ORDER BY id") } == before)
+        let pdf = MediaItem(kind: .file, sha256: String(repeating: "c", count: 64), mime: "application/pdf", fileExtension: "pdf", bytes: 9)
+        let withFile = try reopened.createEntry(NewEntry(occurredAt: Date(), timeZone: TimeZone(identifier: "Asia/Taipei")!, note: "車票",
+                                                        persona: "warm", media: [pdf]))
+        #expect(try reopened.entry(id: withFile).media == [pdf])
+    }
+
     @Test func everyChangeIsStampedAndQueuedInItsTransaction() throws {
         let diary = try TestDiary()
         let id = try diary.draft("今天")

@@ -349,7 +349,7 @@ struct ServerSchemaTests {
             ("order_key", .string("ABC"), "order_key"), ("order_key", .string("a0"), "order_key"), ("order_key", .int(5), "order_key"),
             ("field_clocks", .string("x"), "field_clocks"), ("field_clocks.content", .string("bad"), "field_clocks.content"),
             ("field_clocks.star", .int(5), "field_clocks.star"), ("field_clocks", .null, ""),
-            ("media", .string("x"), "media"), ("media.0", .string("x"), "media[0].kind"), ("media.0.kind", .string("gif"), "media[0].kind"),
+            ("media", .string("x"), "media"), ("media.0", .string("x"), "media[0].kind"), ("media.0.kind", .string("gif"), "media[0].kind"), ("media.0.kind", .string("file"), ""),
             ("media.0.sha256", .string("abc"), "media[0].sha256"), ("media.0.ext", .string("JPG"), "media[0].ext"),
             ("media.0.ext", .string("jpegjpegx"), "media[0].ext"), ("media.0.ext", .int(1), "media[0].ext"),
             ("media.0.thumbnail", .string("abc"), "media[0].thumbnail"), ("media.0.thumbnail", .string(fakeSHA256("t")), ""),
