@@ -358,7 +358,7 @@ extension HTMLSite {
         /// The thumbnail copied for an entry's first photo or video, site-relative.
         func thumbnail(of record: EntryRecord) -> String? {
             let media = record.liveMedia.map(\.item)
-            for item in media.filter({ $0.kind == .photo || $0.kind == .video }) {
+            for item in media where item.kind.isPicture {
                 if let sha = item.thumbnail, copied.contains(ArchiveLayout.thumbnailPath(sha)) {
                     return ArchiveLayout.thumbnailPath(sha)
                 }

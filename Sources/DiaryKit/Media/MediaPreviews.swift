@@ -13,7 +13,7 @@ package enum MediaPreviews {
             guard let path = item.thumbnailPath else { return true }
             return !FileManager.default.fileExists(atPath: store.paths.thumbnails.appendingPathComponent(path).path)
         }
-        for item in items where (item.kind == .photo || item.kind == .video) && lacksOne(item) && done.insert(item.sha256).inserted {
+        for item in items where item.kind.isPicture && lacksOne(item) && done.insert(item.sha256).inserted {
             let source = store.paths.media.appendingPathComponent(item.relativePath)
             guard FileManager.default.fileExists(atPath: source.path),
                   let thumbnail = try? Thumbnail.make(kind: item.kind, source: source, into: store.paths.thumbnails),

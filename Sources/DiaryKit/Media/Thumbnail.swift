@@ -45,7 +45,7 @@ public struct Thumbnail: Sendable, Equatable {
 
     package static func make(kind: MediaKind, source: URL, into thumbsRoot: URL, ffmpeg: String?,
                      timeout: TimeInterval = defaultTimeout) throws(MediaError) -> Thumbnail? {
-        guard kind == .photo || kind == .video else { return nil }
+        guard kind.isPicture else { return nil }
         // Checked here rather than left to ffmpeg, so a missing file is reported as missing, not as damaged.
         let file = try MediaFile(opening: source)
         guard file.length > 0 else { throw .unreadable(kind: kind, problem: .empty) }

@@ -18,6 +18,9 @@ public enum MediaKind: String, Sendable {
     case audio
     /// Any other attachment, kept as it is (a PDF from a Day One export).
     case file
+
+    /// A photo or a video: what has a picture to show, look at and make a thumbnail of.
+    public var isPicture: Bool { self == .photo || self == .video }
 }
 
 /// Who wrote a message.
@@ -198,7 +201,7 @@ public struct Entry: Sendable, Equatable {
     public var editedAt: Date?
 
     /// The photo or video the entry is about (voice memos and files aside).
-    public var picture: MediaItem? { media.first { $0.kind == .photo || $0.kind == .video } }
+    public var picture: MediaItem? { media.first { $0.kind.isPicture } }
 
     /// The entry's time zone, falling back to UTC for an unknown name.
     public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
