@@ -192,26 +192,14 @@ final class Spool {
 
     /// Appends everything `other` holds.
     func append(contentsOf other: Spool) throws {
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        var position: Int64 = 0
-        while position < other.size {
-            let got = try other.read(into: &block, at: position)
-            guard got > 0 else { break }
-            try append(Array(block[..<got]))
-            position += Int64(got)
-        }
+        try other.forEachBlock { try append(Array($0)) }
     }
 
     /// Calls `body` with each line (without its newline), reading a block at a time.
     func forEachLine(_ body: (Substring) throws -> Void) throws {
-        var block = [UInt8](repeating: 0, count: 1 << 16)
         var pending: [UInt8] = []
-        var position: Int64 = 0
-        while position < size {
-            let got = try read(into: &block, at: position)
-            guard got > 0 else { break }
-            position += Int64(got)
-            pending += block[..<got]
+        try forEachBlock { block in
+            pending += block
             var start = 0
             while let end = pending[start...].firstIndex(of: 0x0A) {
                 try body(Substring(String(decoding: pending[start..<end], as: UTF8.self)))
@@ -221,13 +209,24 @@ final class Spool {
         }
     }
 
-    /// Up to `buffer.count` bytes from `position`; 0 at the end.
-    private func read(into buffer: inout [UInt8], at position: Int64) throws -> Int {
-        while true {
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
-            if got >= 0 { return got }
-            if errno != EINTR { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
+    /// Calls `body` with the spool's bytes in order, a block at a time.
+    private func forEachBlock(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { block.deallocate() }
+        var position: Int64 = 0
+        while position < size {
+            let got = try read(into: block, at: position)
+            guard got > 0 else { break }
+            try body(UnsafeRawBufferPointer(rebasing: block[..<got]))
+            position += Int64(got)
         }
+    }
+
+    /// Up to `buffer.count` bytes from `position`; 0 at the end.
+    private func read(into buffer: UnsafeMutableRawBufferPointer, at position: Int64) throws -> Int {
+        let got = FileIO.read(descriptor, into: buffer, at: position)
+        guard got >= 0 else { throw ArchiveError.writeFailed(String(cString: strerror(errno))) }
+        return got
     }
 
     func copy(_ range: Range<Int64>, as member: String, into writer: ArchiveWriter, modified: Date, advance: (Int) -> Void) throws {
@@ -235,16 +234,10 @@ final class Spool {
         try writer.add(path: member, size: Int64(range.count), modified: modified) { buffer in
             let want = Int(min(Int64(buffer.count), range.upperBound - position))
             guard want > 0 else { return 0 }
-            while true {
-                let got = pread(descriptor, buffer.baseAddress, want, off_t(position))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiveError.writeFailed(String(cString: strerror(errno)))
-                }
-                position += Int64(got)
-                advance(got)
-                return got
-            }
+            let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<want]), at: position)
+            position += Int64(got)
+            advance(got)
+            return got
         }
     }
 }

@@ -101,19 +101,17 @@ package enum ArchiveImport {
         var bytes = [UInt8](repeating: 0, count: 4096)
         let offset = lseek(descriptor, 0, SEEK_CUR)
         if offset >= 0 {
-            var got = -1
-            repeat { got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) } } while got < 0 && errno == EINTR
+            let got = bytes.withUnsafeMutableBytes { FileIO.read(descriptor, into: $0, at: Int64(offset)) }
             guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
             return (Array(bytes[..<got]), false)
         }
         // A pipe: read until something other than white space has come, or the end.
         var taken: [UInt8] = []
         while taken.count < 1 << 16 {
-            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
+            let got = bytes.withUnsafeMutableBytes { FileIO.read(descriptor, into: $0) }
             guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
             taken += bytes[..<got]
-            if got == 0 || Jrnl.isJSONObject(taken) || taken.contains(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) { break }
+            if got == 0 || Jrnl.firstVisibleByte(taken) != nil { break }
         }
         return (taken, true)
     }
@@ -123,8 +121,7 @@ package enum ArchiveImport {
         var bytes = prefix
         var block = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let got = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
+            let got = block.withUnsafeMutableBytes { FileIO.read(descriptor, into: $0) }
             guard got >= 0 else { throw ArchiveError.corrupt(String(cString: strerror(errno))) }
             if got == 0 { return bytes }
             bytes += block[..<got]

@@ -193,10 +193,6 @@ private func readPrefixedSource(_ archive: OpaquePointer?, _ client: UnsafeMutab
         block.pointee = UnsafeRawPointer(source.buffer)
         return count
     }
-    while true {
-        let got = read(source.descriptor, source.buffer, ArchiveReader.blockSize)
-        if got < 0 && errno == EINTR { continue }
-        block.pointee = UnsafeRawPointer(source.buffer)
-        return got
-    }
+    block.pointee = UnsafeRawPointer(source.buffer)
+    return FileIO.read(source.descriptor, into: UnsafeMutableRawBufferPointer(start: source.buffer, count: ArchiveReader.blockSize))
 }

@@ -21,9 +21,10 @@ package enum Jrnl {
 
     /// True when input that begins with these bytes is a JSON object, as jrnl's export is,
     /// rather than an archive (whose first byte is never `{` after white space).
-    static func isJSONObject(_ prefix: [UInt8]) -> Bool {
-        prefix.first { ![0x20, 0x09, 0x0a, 0x0d].contains($0) } == UInt8(ascii: "{")
-    }
+    static func isJSONObject(_ prefix: [UInt8]) -> Bool { firstVisibleByte(prefix) == UInt8(ascii: "{") }
+
+    /// The first byte that is not JSON's white space.
+    static func firstVisibleByte(_ bytes: [UInt8]) -> UInt8? { bytes.first { ![0x20, 0x09, 0x0a, 0x0d].contains($0) } }
 
     /// The pages of a jrnl JSON export, their times read in `zone`. Ids come from the
     /// entry's date, time, title and body, and the clock from its time, so importing the

@@ -72,6 +72,16 @@ package enum FileIO {
         }
     }
 
+    /// Reads up to the buffer's size from `offset`, leaving the file offset alone (pread): 0 at
+    /// the end, -1 on an error.
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        while true {
+            let got = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            if got < 0 && errno == EINTR { continue }
+            return got
+        }
+    }
+
     /// Makes a new name in the folder durable; best effort, since a failure here cannot undo
     /// the rename it follows.
     static func syncDirectory(_ path: String) {
