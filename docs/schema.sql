@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -30,7 +30,7 @@ CREATE TABLE entry (
     summary TEXT,
     summarized_at INTEGER,
     last_error TEXT
-, digest TEXT, digest_through TEXT, starred INTEGER NOT NULL DEFAULT 0, trashed_at INTEGER, order_key TEXT, edited_at INTEGER, field_clocks TEXT);
+, digest TEXT, digest_through TEXT, starred INTEGER NOT NULL DEFAULT 0, trashed_at INTEGER, order_key TEXT, edited_at INTEGER, field_clocks TEXT, journal TEXT);
 
 CREATE INDEX entry_by_status ON entry(status, updated_at);
 
@@ -73,7 +73,7 @@ CREATE TABLE entry_tag (
     device_id TEXT NOT NULL,
     hlc TEXT NOT NULL,
     deleted_at INTEGER,
-    created_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL, label TEXT,
     PRIMARY KEY (entry_id, tag_id)
 );
 
@@ -222,7 +222,7 @@ CREATE TABLE "media" (
     duration REAL,
     taken_at INTEGER,
     thumbnail TEXT
-);
+, anchor INTEGER);
 
 CREATE INDEX media_by_entry ON media(entry_id, position);
 

@@ -55,6 +55,23 @@ package enum DayOne {
     /// The journal's member name when our own export writes one.
     static let journalName = "Journal.json"
 
+    /// The journal a member holds (`Export/Travel.json` holds Travel); nil for Day One's
+    /// default, `Journal.json`, which is where the diary's own pages go.
+    static func journalName(_ member: String) -> String? {
+        var name = String(member.split(separator: "/").last ?? "")
+        if name.lowercased().hasSuffix(".json") { name.removeLast(5) }
+        return name.isEmpty || name == "Journal" ? nil : name
+    }
+
+    /// The member a journal is written to: its name made safe for a file name.
+    static func journalMember(_ journal: String?) -> String {
+        guard let journal else { return journalName }
+        var name = String(journal.map { $0 == "/" || $0 == "\\" || $0.isNewline || $0.unicodeScalars.first!.properties.generalCategory == .control ? "-" : $0 })
+        while name.hasPrefix(".") { name.removeFirst() }
+        name = String(name.prefix(100)).trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? journalName : "\(name).json"
+    }
+
     // MARK: Import
 
     /// The entries of one journal (`member` names it in errors). The staged attachments the
@@ -153,26 +170,39 @@ package enum DayOne {
     /// title, as Day One shows it (its heading marks, `# …`, taken off), and the rest is the
     /// page. References to attachments (`![](dayone-moment://…)`) are taken out, with the
     /// blank lines they leave, and Markdown's backslash escapes, which Day One writes
-    /// generously (`Hello\.`), are undone.
-    package static func page(from text: String) -> (title: String?, summary: String?) {
+    /// generously (`Hello\.`), are undone. Where each reference stood is its anchor (how
+    /// many lines of title and page come before it, by its identifier in uppercase); one
+    /// that follows all the text has none, like a photo recorded with a page.
+    package static func page(from text: String) -> (title: String?, summary: String?, anchors: [String: Int]) {
         var lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
-            .map { line -> (text: Substring, wasReference: Bool) in
-                guard line.contains("dayone-moment:") else { return (line, false) }
+            .map { line -> (text: Substring, wasReference: Bool, references: [String]) in
+                guard line.contains("dayone-moment:") else { return (line, false, []) }
+                let references = line.matches(of: momentReference).map { momentIdentifier($0.output) }
                 let stripped = Substring(line.replacing(momentReference, with: ""))
-                return (stripped, stripped.allSatisfy(\.isWhitespace))
+                return (stripped, stripped.allSatisfy(\.isWhitespace), references)
             }
         var title: String?
+        // Lines of the text before a reference: 0 before the title, 1 just after it.
+        var before: [(identifier: String, titleLines: Int, pageLines: Int)] = []
         if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }) {
             let line = lines[first].text
             let text = unescape(String(headingText(line) ?? line)).trimmingCharacters(in: .whitespaces)
             title = text.isEmpty ? nil : text
-            lines.remove(at: first)
+            before += lines[..<first].flatMap(\.references).map { ($0, 0, 0) }
+            before += lines[first].references.map { ($0, title == nil ? 0 : 1, 0) }
+            lines.removeSubrange(...first)
         }
         // A line that held only references goes, and so does a blank line it leaves next to another.
         var kept: [Substring] = []
         var removedSinceKept = false
+        let titleLines = title == nil ? 0 : 1
+        func pageLines() -> Int {
+            let last = kept.lastIndex { !$0.allSatisfy(\.isWhitespace) }
+            return last.map { $0 + 1 } ?? 0
+        }
         for line in lines {
             if line.wasReference {
+                before += line.references.map { ($0, titleLines, pageLines()) }
                 removedSinceKept = true
                 continue
             }
@@ -180,32 +210,66 @@ package enum DayOne {
             if blank, removedSinceKept, kept.last.map({ $0.allSatisfy(\.isWhitespace) }) ?? true { continue }
             kept.append(line.text)
             removedSinceKept = false
+            before += line.references.map { ($0, titleLines, pageLines()) }
         }
         let summary = unescape(kept.joined(separator: "\n")).trimmingCharacters(in: .whitespacesAndNewlines)
-        return (title, summary.isEmpty ? nil : summary)
+        // The page loses its leading blank lines; counts made before that lose them too.
+        let leading = kept.prefix { $0.allSatisfy(\.isWhitespace) }.count
+        let total = titleLines + max(0, pageLines() - leading)
+        var anchors: [String: Int] = [:]
+        for reference in before where anchors[reference.identifier] == nil {
+            let anchor = reference.titleLines + max(0, reference.pageLines - leading)
+            if anchor < total { anchors[reference.identifier] = anchor }
+        }
+        return (title, summary.isEmpty ? nil : summary, anchors)
     }
 
-    /// Day One's Markdown for a page: `# title`, a blank line, the page, then a reference
-    /// per attachment. `page(from:)` reads it back to the same title and page.
-    package static func text(title: String?, summary: String?, references: [String]) -> String {
-        var out = ""
+    /// Day One's Markdown for a page: `# title`, a blank line, the page, with each reference
+    /// to an attachment where its anchor puts it (a paragraph of its own between paragraphs,
+    /// its own line inside one) or, without one, at the end. `page(from:)` reads it back to
+    /// the same title, page and anchors.
+    package static func text(title: String?, summary: String?, references: [(reference: String, anchor: Int?)]) -> String {
+        var lines: [String] = []
         let oneLine = title.map { $0.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces) }
         if let oneLine, !oneLine.isEmpty {
-            out = "# \(escape(oneLine))"
+            lines.append("# \(escape(oneLine))")
         }
+        let titled = !lines.isEmpty
         if var body = summary.map(escape), !body.isEmpty {
             // Without a title, Day One shows (and an import takes) the first line as one: a
             // line that begins like a heading keeps its `#` there.
-            if out.isEmpty, let first = body.split(separator: "\n").first(where: { !$0.allSatisfy(\.isWhitespace) }),
+            if !titled, let first = body.split(separator: "\n").first(where: { !$0.allSatisfy(\.isWhitespace) }),
                headingText(first) != nil, let hash = body.firstIndex(of: "#") {
                 body.insert("\\", at: hash)
             }
-            out += out.isEmpty ? body : "\n\n\(body)"
+            lines += body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
-        if !references.isEmpty {
-            out += (out.isEmpty ? "" : "\n\n") + references.joined(separator: "\n")
+        var placed: [Int: [String]] = [:]
+        for reference in references {
+            placed[min(max(reference.anchor ?? lines.count, 0), lines.count), default: []].append(reference.reference)
         }
-        return out
+        func isBlank(_ line: String?) -> Bool { line?.allSatisfy(\.isWhitespace) ?? true }
+        var out: [String] = []
+        for index in 0...lines.count {
+            if let group = placed[index] {
+                let next = index < lines.count ? lines[index] : nil
+                let insideParagraph = !isBlank(out.last) && !isBlank(next) && !(titled && index == 1)
+                if !insideParagraph && !isBlank(out.last) { out.append("") }
+                out += group
+                if !insideParagraph && !isBlank(next) { out.append("") }
+            }
+            guard index < lines.count else { break }
+            // The title stands apart from the page.
+            if titled && index == 1 && !isBlank(out.last) { out.append("") }
+            out.append(lines[index])
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// The identifier a reference names, in uppercase (`…://0A1B` and `…:/video/0A1B` both `0A1B`).
+    private static func momentIdentifier(_ reference: Substring) -> String {
+        let target = reference.drop { $0 != "(" }.dropFirst().dropLast()
+        return String(target.split(separator: "/").last ?? "").uppercased()
     }
 
     /// `![](dayone-moment://ID)`, `![](dayone-moment:/video/ID)`, …
@@ -276,13 +340,28 @@ package enum DayOne {
         var digests: [String: String?] = [:]
         var files: [(member: String, file: URL, sha256: String)] = []
         var members: Set<String> = []
+        // One journal per journal the pages came from, in the order first met, each spooled.
         // One entry a line: still one JSON document, but one that `less` and `grep` can read.
-        let journal = try Spool(in: paths.home)
-        try journal.append(Array("{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n".utf8))
+        var journals: [(member: String, spool: Spool, entries: Int)] = []
+        var journalIndex: [String?: Int] = [:]
+        func journal(_ name: String?) throws -> Int {
+            if let index = journalIndex[name] { return index }
+            var member = journalMember(name)
+            var suffix = 2
+            while journals.contains(where: { $0.member.lowercased() == member.lowercased() }) {
+                member = "\(member.dropLast(5)) \(suffix).json"
+                suffix += 1
+            }
+            let spool = try Spool(in: paths.home)
+            try spool.append(Array("{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n".utf8))
+            journals.append((member, spool, 0))
+            journalIndex[name] = journals.count - 1
+            return journals.count - 1
+        }
         var count = 0
         try batches { records in for record in records where !record.isHidden {
             var attachments: [MediaKind: [JSON]] = [:]
-            var references: [String] = []
+            var references: [(reference: String, anchor: Int?)] = []
             var order = 0
             for media in record.liveMedia {
                 let item = media.item
@@ -315,9 +394,9 @@ package enum DayOne {
                 if let takenAt = item.takenAt { pairs.append(("date", .string(time(takenAt)))) }
                 attachments[item.kind, default: []].append(.object(pairs))
                 switch item.kind {
-                case .photo: references.append("![](dayone-moment://\(identifier))")
-                case .video: references.append("![](dayone-moment:/video/\(identifier))")
-                case .audio: references.append("![](dayone-moment:/audio/\(identifier))")
+                case .photo: references.append(("![](dayone-moment://\(identifier))", media.anchor))
+                case .video: references.append(("![](dayone-moment:/video/\(identifier))", media.anchor))
+                case .audio: references.append(("![](dayone-moment:/audio/\(identifier))", media.anchor))
                 case .file: break  // listed with the entry, not shown in its text
                 }
                 order += 1
@@ -331,7 +410,7 @@ package enum DayOne {
                 ("starred", .bool(record.starred)),
                 ("creationDevice", .string("InnerBloom Diary")),
                 ("text", .string(text(title: record.title, summary: record.summary ?? record.note, references: references))),
-                ("tags", .array(record.tags.map(JSON.string))),
+                ("tags", .array(record.writtenTags.map(JSON.string))),
             ]
             let context = record.context
             var location: [(String, JSON)] = []
@@ -352,13 +431,18 @@ package enum DayOne {
             for kind in [MediaKind.photo, .video, .audio, .file] {
                 if let list = attachments[kind] { pairs.append((entryKey(kind), .array(list))) }
             }
-            try journal.append(Array(((count == 0 ? "" : ",\n") + JSON.object(pairs).serialized).utf8))
+            let index = try journal(record.journal)
+            try journals[index].spool.append(Array(((journals[index].entries == 0 ? "" : ",\n") + JSON.object(pairs).serialized).utf8))
+            journals[index].entries += 1
             count += 1
         } }
-        try journal.append(Array("\n]}\n".utf8))
+        if journals.isEmpty { _ = try journal(nil) }
 
         let writer = try ArchiveWriter(format: .zip, fileDescriptor: descriptor)
-        try journal.copy(0..<journal.size, as: journalName, into: writer, modified: now, advance: { _ in })
+        for journal in journals {
+            try journal.spool.append(Array("\n]}\n".utf8))
+            try journal.spool.copy(0..<journal.spool.size, as: journal.member, into: writer, modified: now, advance: { _ in })
+        }
         for file in files {
             let added = try writer.add(path: file.member, file: file.file, modified: now)
             guard added.sha256 == file.sha256 else { throw ArchiveError.mediaCorrupt(path: file.file.path) }
@@ -424,14 +508,15 @@ private struct JournalReader {
         guard let entries = json["entries"]?.arrayValue else {
             throw ArchiveError.invalidRecord(member: member, line: 1, field: "entries")
         }
+        let journal = DayOne.journalName(member)
         var records: [EntryRecord] = []
         for (index, value) in entries.enumerated() {
-            records.append(try entry(try Fields(value, name: "entries[\(index)]", member: member)))
+            records.append(try entry(try Fields(value, name: "entries[\(index)]", member: member), journal: journal))
         }
         return records
     }
 
-    private mutating func entry(_ fields: Fields) throws -> EntryRecord {
+    private mutating func entry(_ fields: Fields, journal: String?) throws -> EntryRecord {
         guard let uuid = try fields.string("uuid"), !uuid.isEmpty else { throw fields.fail("uuid") }
         guard let created = try fields.time("creationDate") else { throw fields.fail("creationDate") }
         let updated = try fields.time("modifiedDate") ?? created
@@ -468,13 +553,12 @@ private struct JournalReader {
             for (key, path) in DayOne.weatherTexts { context.weather[keyPath: path] = try weather.string(key) }
         }
 
-        var names: [String] = []
+        var tagLinks: [EntryRecord.TagLink] = []
         for (index, value) in try fields.array("tags").enumerated() {
             guard let raw = value.stringValue else { throw fields.fail("tags[\(index)]") }
-            if let name = TagName.normalize(raw), !names.contains(name) { names.append(name) }
-        }
-        let tagLinks = names.enumerated().map { position, name in
-            EntryRecord.TagLink(name: name, position: position, createdAt: created, clock: clock)
+            guard let name = TagName.normalize(raw), !tagLinks.contains(where: { $0.name == name }) else { continue }
+            tagLinks.append(EntryRecord.TagLink(name: name, position: tagLinks.count, createdAt: created, clock: clock,
+                                                label: TagName.label(raw)))
         }
 
         // Day One numbers photos in the entry (`orderInEntry`); videos and voice memos follow in
@@ -485,7 +569,8 @@ private struct JournalReader {
             for (index, value) in try fields.array(key).enumerated() {
                 let item = try Fields(value, name: "\(fields.name).\(key)[\(index)]", member: fields.member)
                 let order = try item.count("orderInEntry") ?? Int.max
-                guard let media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
+                guard var media = try attachment(item, kind: kind, entryUUID: uuid, clock: clock) else { continue }
+                media.anchor = try item.string("identifier").flatMap { page.anchors[$0.uppercased()] }
                 found.append((order, rank * 1_000_000 + index, media))
             }
         }
@@ -500,7 +585,8 @@ private struct JournalReader {
         return EntryRecord(
             id: id, clock: clock, status: .saved, createdAt: created, updatedAt: updated, occurredAt: created,
             timeZone: zone, context: context, persona: Persona.standard.id, title: page.title, summary: page.summary,
-            summarizedAt: updated, starred: starred, fieldClocks: FieldClocks(star: starred ? clock.hlc : nil), media: media, lines: [], tagLinks: tagLinks)
+            summarizedAt: updated, starred: starred, fieldClocks: FieldClocks(star: starred ? clock.hlc : nil), journal: journal,
+            media: media, lines: [], tagLinks: tagLinks)
     }
 
     /// One photo, video or voice memo, when its file is in the export and its type is one we keep.

@@ -122,7 +122,8 @@ package enum Jrnl {
             return tagName(String(word.prefix { $0.isLetter || $0.isNumber || "@#-+*/_".contains($0) }))
         })
         // A tag is one word in jrnl: inner spaces become underscores.
-        let missing = record.tags.filter { !written.contains($0) }.map { "@" + $0.replacingOccurrences(of: " ", with: "_") }
+        let missing = zip(record.tags, record.writtenTags).filter { !written.contains($0.0) }
+            .map { "@" + $0.1.replacingOccurrences(of: " ", with: "_") }
         var lines = ["[\(Timestamps.localDate(record.occurredAt, zone: record.zone)) \(clockTime(record))] \(title)\(record.starred ? " *" : "")"]
         if !rest.isEmpty { lines.append(rest) }
         if !missing.isEmpty { lines.append(missing.joined(separator: " ")) }

@@ -14,7 +14,7 @@ enum PageMarkdown {
             let readings = record.context.weather.readingsLine(english: english).map { (english ? " · " : "・") + $0 } ?? ""
             out += "- \(english ? "Weather" : "天氣"): \(weather)\(readings)\n"
         }
-        let tags = record.tags
+        let tags = record.writtenTags
         if !tags.isEmpty { out += "- \(english ? "Tags" : "標籤"): \(tags.map { "#\($0)" }.joined(separator: " "))\n" }
         out += "- \(english ? "Status" : "狀態"): \(record.status.rawValue)\n"
         out += "- id: `\(record.id)`\n"

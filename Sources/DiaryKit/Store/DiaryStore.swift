@@ -201,6 +201,16 @@ enum Schema {
         migrator.registerMigration("v10-file-attachments") { db in
             try db.execute(sql: v10)
         }
+        // What another diary's export says that ours kept nowhere, so that exporting it back
+        // loses nothing: the journal a page came from, a tag's case as written, and where a
+        // photo stood in the text.
+        migrator.registerMigration("v11-journals-tag-spellings-media-anchors") { db in
+            try db.execute(sql: """
+                ALTER TABLE entry ADD COLUMN journal TEXT;
+                ALTER TABLE entry_tag ADD COLUMN label TEXT;
+                ALTER TABLE media ADD COLUMN anchor INTEGER;
+                """)
+        }
         return migrator
     }
 

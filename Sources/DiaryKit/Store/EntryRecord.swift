@@ -69,12 +69,16 @@ public struct EntryRecord: Sendable, Equatable {
         public var position: Int
         public var clock: RowClock
         public var item: MediaItem
+        /// Where it stands in the page's text: how many lines (the title one of them) come
+        /// before it; nil when it follows the text, as a photo the person records with does.
+        public var anchor: Int?
 
-        public init(id: String, position: Int, clock: RowClock, item: MediaItem) {
+        public init(id: String, position: Int, clock: RowClock, item: MediaItem, anchor: Int? = nil) {
             self.id = id
             self.position = position
             self.clock = clock
             self.item = item
+            self.anchor = anchor
         }
     }
 
@@ -95,12 +99,16 @@ public struct EntryRecord: Sendable, Equatable {
         public var position: Int
         public var createdAt: Date
         public var clock: RowClock
+        /// The tag as it was written where that differs from its name (`Pizza` for `pizza`):
+        /// an import keeps it so that an export writes the tag back the same way.
+        public var label: String?
 
-        public init(name: String, position: Int, createdAt: Date, clock: RowClock) {
+        public init(name: String, position: Int, createdAt: Date, clock: RowClock, label: String? = nil) {
             self.name = name
             self.position = position
             self.createdAt = createdAt
             self.clock = clock
+            self.label = label
         }
     }
 
@@ -132,6 +140,9 @@ public struct EntryRecord: Sendable, Equatable {
     /// Its place in the person's own order (`OrderKey`); nil until they move it.
     public var orderKey: String?
     public var fieldClocks: FieldClocks
+    /// The journal it came from, when an import brought it from one of several (Day One's
+    /// `Travel.json`); nil for the diary's own pages.
+    public var journal: String?
     public var media: [Media]
     public var lines: [Line]
     public var tagLinks: [TagLink]
@@ -142,7 +153,7 @@ public struct EntryRecord: Sendable, Equatable {
                 provider: String? = nil, title: String? = nil, summary: String? = nil, summarizedAt: Date? = nil,
                 lastError: String? = nil, digest: String? = nil, digestThrough: String? = nil,
                 editedAt: Date? = nil, starred: Bool = false, trashedAt: Date? = nil, orderKey: String? = nil,
-                fieldClocks: FieldClocks = FieldClocks(),
+                fieldClocks: FieldClocks = FieldClocks(), journal: String? = nil,
                 media: [Media] = [], lines: [Line] = [], tagLinks: [TagLink] = []) {
         self.id = id
         self.clock = clock
@@ -169,6 +180,7 @@ public struct EntryRecord: Sendable, Equatable {
         self.trashedAt = trashedAt
         self.orderKey = orderKey
         self.fieldClocks = fieldClocks
+        self.journal = journal
         self.media = media
         self.lines = lines
         self.tagLinks = tagLinks
@@ -177,7 +189,10 @@ public struct EntryRecord: Sendable, Equatable {
     /// The zone the entry was written in.
     public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
     /// The names of the tags it has now, in order.
-    public var tags: [String] { tagLinks.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position }.map(\.name) }
+    public var tags: [String] { liveTagLinks.map(\.name) }
+    /// The same tags as they were written (`Pizza`), for exports to other diaries.
+    public var writtenTags: [String] { liveTagLinks.map { $0.label ?? $0.name } }
+    private var liveTagLinks: [TagLink] { tagLinks.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its media that are not deleted, in order.
     public var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its messages that are not deleted, oldest first.

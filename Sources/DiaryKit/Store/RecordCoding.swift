@@ -46,6 +46,9 @@ extension EntryRecord {
             ("order_key", .optional(orderKey)),
             ("field_clocks", .object(FieldClocks.Part.allCases.map { ($0.rawValue, .optional(fieldClocks[$0])) })),
         ]
+        // Keys that came later are written only when they say something, so a record without
+        // them reads the same to a build from before them.
+        if let journal { pairs.append(("journal", .string(journal))) }
         pairs += clockPairs(clock)
         pairs.append(("media", .array(media.map { media in
             let item = media.item
@@ -62,7 +65,7 @@ extension EntryRecord {
                 ("duration", .optional(item.durationSeconds)),
                 ("taken_at", time(item.takenAt)),
                 ("thumbnail", .optional(item.thumbnail)),
-            ] + clockPairs(media.clock))
+            ] + (media.anchor.map { [("anchor", JSON.int(Int64($0)))] } ?? []) + clockPairs(media.clock))
         })))
         pairs.append(("messages", .array(lines.map { line in
             let message = line.message
@@ -80,7 +83,7 @@ extension EntryRecord {
                 ("name", .string(link.name)),
                 ("position", .int(Int64(link.position))),
                 ("created_at", time(link.createdAt)),
-            ] + clockPairs(link.clock))
+            ] + (link.label.map { [("label", JSON.string($0))] } ?? []) + clockPairs(link.clock))
         })))
         return .object(pairs)
     }
@@ -103,7 +106,7 @@ extension EntryRecord {
                   digest: try reader.text("digest"), digestThrough: try reader.text("digest_through"),
                   editedAt: try reader.optionalTime("edited_at"), starred: try reader.optionalBool("starred") ?? false,
                   trashedAt: try reader.optionalTime("trashed_at"), orderKey: try reader.text("order_key"),
-                  fieldClocks: try reader.fieldClocks())
+                  fieldClocks: try reader.fieldClocks(), journal: try reader.text("journal"))
         if let orderKey, !OrderKey.isValid(orderKey) { throw RecordDecodingError(field: "order_key") }
         for (index, value) in try reader.array("media").enumerated() {
             let item = RecordReader(value, path: "media[\(index)].")
@@ -117,7 +120,8 @@ extension EntryRecord {
                                                bytes: Int64(try item.int("bytes")), width: try item.optionalInt("width"),
                                                height: try item.optionalInt("height"),
                                                durationSeconds: try item.optionalDouble("duration"),
-                                               takenAt: try item.optionalTime("taken_at"), thumbnail: thumbnail)))
+                                               takenAt: try item.optionalTime("taken_at"), thumbnail: thumbnail),
+                               anchor: try item.optionalInt("anchor")))
         }
         for (index, value) in try reader.array("messages").enumerated() {
             let line = RecordReader(value, path: "messages[\(index)].")
@@ -131,7 +135,8 @@ extension EntryRecord {
             let link = RecordReader(value, path: "tag_links[\(index)].")
             guard let name = TagName.normalize(try link.string("name")) else { throw RecordDecodingError(field: "tag_links[\(index)].name") }
             tagLinks.append(TagLink(name: name, position: try link.int("position"), createdAt: try link.time("created_at"),
-                                    clock: try link.clock()))
+                                    // A spelling that is not of this tag is no spelling of it.
+                                    clock: try link.clock(), label: try link.text("label").flatMap { TagName.normalize($0) == name ? $0 : nil }))
         }
     }
 }

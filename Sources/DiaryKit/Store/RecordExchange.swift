@@ -130,7 +130,8 @@ extension DiaryStore {
             EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
                 kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
                 bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
-                takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]))
+                takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]),
+                anchor: row["anchor"])
         }
         let lines = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY hlc, seq"),
                                      arguments: [id]).map { row in
@@ -141,14 +142,14 @@ extension DiaryStore {
         }
         // Removed tags travel too, as tombstones, so that add and remove resolve by clock.
         let links = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at
+            SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at, et.label
             FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1
             UNION ALL
-            SELECT name, 0, removed_at, hlc, device_id, removed_at FROM tag_removal WHERE entry_id = ?1
+            SELECT name, 0, removed_at, hlc, device_id, removed_at, NULL FROM tag_removal WHERE entry_id = ?1
             ORDER BY 2, 1
             """), arguments: [id]).map { row in
             EntryRecord.TagLink(name: row["name"], position: row["position"], createdAt: Timestamps.date(millis: row["created_at"]),
-                                clock: clock(row))
+                                clock: clock(row), label: row["label"])
         }
         func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
         return EntryRecord(
@@ -161,7 +162,7 @@ extension DiaryStore {
             digest: row["digest"], digestThrough: row["digest_through"],
             editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
             trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
-            fieldClocks: Self.fieldClocks(row["field_clocks"]), media: media, lines: lines, tagLinks: links)
+            fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"], media: media, lines: lines, tagLinks: links)
     }
 }
 
@@ -283,7 +284,7 @@ private struct Merge {
     private static let fieldColumns = [
         "device_id", "hlc", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "local_date", "note",
         "transcript", "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at",
-        "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks",
+        "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal",
     ]
 
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
@@ -293,7 +294,7 @@ private struct Merge {
          record.analysis, record.analysisProvider, record.context.isEmpty ? nil : ContextCoding.encode(record.context),
          record.persona, record.provider, record.title, record.summary, Self.millis(record.summarizedAt), record.lastError,
          record.digest, record.digestThrough, Self.millis(record.editedAt), record.starred, Self.millis(record.trashedAt),
-         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks)]
+         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks), record.journal]
     }
 
     private mutating func insertFields(_ record: EntryRecord) throws {
@@ -318,14 +319,14 @@ private struct Merge {
         let item = media.item
         try db.cachedStatement(sql: """
             INSERT INTO media(id, entry_id, position, device_id, hlc, deleted_at, kind, sha256, mime, ext, bytes, width, height,
-                              duration, taken_at, thumbnail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              duration, taken_at, thumbnail, anchor)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id, hlc = excluded.hlc,
-                deleted_at = excluded.deleted_at, thumbnail = coalesce(excluded.thumbnail, thumbnail)
+                deleted_at = excluded.deleted_at, thumbnail = coalesce(excluded.thumbnail, thumbnail), anchor = excluded.anchor
             """).execute(arguments: [media.id, entryId, media.position, media.clock.deviceId, media.clock.hlc,
                                      Self.millis(media.clock.deletedAt), item.kind.rawValue, item.sha256, item.mime,
                                      item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
-                                     Self.millis(item.takenAt), item.thumbnail])
+                                     Self.millis(item.takenAt), item.thumbnail, media.anchor])
         try queue(table: "media", rowId: media.id, hlc: media.clock.hlc)
         if media.clock.deletedAt != nil { deletedMedia.append(item) }
         return true
@@ -380,11 +381,11 @@ private struct Merge {
             touchedTags.insert(tagId)
             try db.cachedStatement(sql: "DELETE FROM tag_removal WHERE entry_id = ? AND name = ?").execute(arguments: [entryId, link.name])
             try db.cachedStatement(sql: """
-                INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at, label) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id,
-                    hlc = excluded.hlc
+                    hlc = excluded.hlc, label = excluded.label
                 """).execute(arguments: [entryId, tagId, link.position, link.clock.deviceId, link.clock.hlc,
-                                         Timestamps.millis(link.createdAt)])
+                                         Timestamps.millis(link.createdAt), link.label])
             try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?")
                 .execute(arguments: [Timestamps.millis(link.createdAt), tagId])
             try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)

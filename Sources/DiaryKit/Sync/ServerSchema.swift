@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 5
+    package static let version = 6
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 5.
+    -- InnerBloom Diary: the server side of sync, schema version 6.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 5) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 5)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 6) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 6)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -439,7 +439,7 @@ package enum ServerSchema {
         problem := diary.unreadable_field(rec, '', ARRAY[
             'persona', 'string', 'provider', 'text', 'title', 'text', 'summary', 'text', 'summarized_at', 'time?',
             'last_error', 'text', 'digest', 'text', 'digest_through', 'text', 'edited_at', 'time?', 'starred', 'bool?',
-            'trashed_at', 'time?', 'order_key', 'text']);
+            'trashed_at', 'time?', 'order_key', 'text', 'journal', 'text']);
         IF problem IS NOT NULL THEN RETURN problem; END IF;
         IF diary.is_given(rec->'field_clocks') THEN
             IF jsonb_typeof(rec->'field_clocks') <> 'object' THEN
@@ -472,7 +472,7 @@ package enum ServerSchema {
                     END IF;
                     problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['thumbnail', 'digest?', 'id', 'id',
                         'position', 'count'] || clock || ARRAY['mime', 'string', 'bytes', 'count', 'width', 'count?',
-                        'height', 'count?', 'duration', 'finite?', 'taken_at', 'time?']);
+                        'height', 'count?', 'duration', 'finite?', 'taken_at', 'time?', 'anchor', 'count?']);
                 ELSIF part = 'messages' THEN
                     IF coalesce(child->>'author', '') NOT IN ('person', 'companion') OR jsonb_typeof(child->'author') <> 'string' THEN
                         RETURN format('messages[%s].author', n);
@@ -486,7 +486,7 @@ package enum ServerSchema {
                         RETURN format('tag_links[%s].name', n);
                     END IF;
                     problem := diary.unreadable_field(child, format('tag_links[%s].', n), ARRAY['position', 'count',
-                        'created_at', 'time'] || clock);
+                        'created_at', 'time', 'label', 'text'] || clock);
                 END IF;
                 IF problem IS NOT NULL THEN RETURN problem; END IF;
             END LOOP;
@@ -1263,7 +1263,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (5, 'diary-v5-place-names-weather-readings', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (6, 'diary-v6-journals-tag-spellings-media-anchors', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -263,37 +263,62 @@ import Testing
         #expect(again.merge.unchanged == 2 && again.filesAdded == 0, "the same export again changes nothing")
     }
 
+    /// A second journal, as Day One writes one per journal: tags in their own case, a photo
+    /// above the title.
+    static func travelJournal(photoMD5: String) -> String {
+        #"""
+        {"metadata":{"version":"1.0"},"entries":[{"uuid":"7A7A7A7A7A7A4A7A8A7A7A7A7A7A7A7A","creationDate":"2023-07-04T18:00:00Z",
+          "timeZone":"America/New_York","text":"![](dayone-moment:\/\/3333333333333333333333333333333C)\n\nSlice on Bleecker\n\nStill warm.",
+          "tags":["Pizza","New York","NYC"],"photos":[{"identifier":"3333333333333333333333333333333C","md5":"\#(photoMD5)","type":"jpeg"}]}]}
+        """#
+    }
+
     /// A Day One export read in, written out as Day One, and read into another diary: the
-    /// same pages, field by field (title, page, star, tags, times, zone, every place and
-    /// weather field, media).
+    /// same pages, field by field (title, page, star, tags as written, times, zone, every
+    /// place and weather field, media and where they stand in the text), each in its journal.
     @Test func importExportImportChangesNothing() throws {
         let scratch = try ArchiveTool.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let md5 = try Self.md5(Self.photo, scratch: scratch)
         let zip = try Self.writerZip([("Journal.json", Array(Self.journal(photoMD5: md5, rawMD5: "00").utf8)),
+                                      ("Travel.json", Array(Self.travelJournal(photoMD5: md5).utf8)),
                                       ("photos/\(md5).jpeg", Self.photo)], scratch: scratch)
         let first = try TestDiary()
         _ = try Self.importZip(zip, into: first)
         let records = try first.store.entryRecords(ids: try first.store.entryIds(includingDeleted: false))
-        try #require(records.count == 2)
+        try #require(records.count == 3)
+        let sea = try #require(records.first { $0.id == Self.firstId })
+        #expect(sea.tags == ["旅行", "beach", "海邊"] && sea.writtenTags == ["旅行", "Beach", "海邊"])
+        #expect(sea.journal == nil && sea.media.map(\.anchor) == [2], "the photo stood after the page's first line")
+        let pizza = try #require(records.first { $0.title == "Slice on Bleecker" })
+        #expect(pizza.journal == "Travel" && pizza.tags == ["pizza", "new york", "nyc"])
+        #expect(pizza.writtenTags == ["Pizza", "New York", "NYC"] && pizza.media.map(\.anchor) == [0])
+        // What the person searches by is the tag's name, whatever its case.
+        #expect(try first.store.tagUses().map(\.name).contains("new york"))
 
         let again = scratch.appendingPathComponent("again.zip")
         let descriptor = open(again.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
         let written = try DayOne.write(records: records, paths: first.store.paths, to: descriptor)
         close(descriptor)
-        #expect(written.entries == 2 && written.media == 1)
+        #expect(written.entries == 3 && written.media == 1)
+        let listing = try ArchiveTool.run("/usr/bin/bsdtar", ["-tf", again.path]).text.split(separator: "\n")
+        #expect(listing.filter { $0.hasSuffix(".json") }.sorted() == ["Journal.json", "Travel.json"], "one journal each, as they came")
+        let travel = try #require(JSON.parse(try ArchiveTool.run("/usr/bin/bsdtar", ["-xOf", again.path, "Travel.json"]).output))
+        #expect(travel["entries"]?[0]?["tags"] == .array(["Pizza", "New York", "NYC"].map(JSON.string)))
+        #expect(travel["entries"]?[0]?["text"]?.stringValue?.hasPrefix("![](dayone-moment://3333333333333333333333333333333C)\n\n# Slice") == true)
 
         let second = try TestDiary()
         let summary = try Self.importZip(again, into: second)
-        #expect(summary.merge.added == 2 && summary.mismatchedFiles.isEmpty && summary.leftOutFiles.isEmpty)
+        #expect(summary.merge.added == 3 && summary.mismatchedFiles.isEmpty && summary.leftOutFiles.isEmpty)
         for original in records {
             let copy = try #require(try second.store.entryRecords(ids: [original.id]).first)
             #expect(copy.title == original.title && copy.summary == original.summary)
-            #expect(copy.starred == original.starred && copy.tags == original.tags)
+            #expect(copy.starred == original.starred && copy.tags == original.tags && copy.writtenTags == original.writtenTags)
             #expect(copy.occurredAt == original.occurredAt && copy.updatedAt == original.updatedAt && copy.timeZone == original.timeZone)
-            #expect(copy.context == original.context)
+            #expect(copy.context == original.context && copy.journal == original.journal)
             #expect(copy.media.map(\.item) == original.media.map(\.item) && copy.media.map(\.id) == original.media.map(\.id))
+            #expect(copy.media.map(\.anchor) == original.media.map(\.anchor))
             #expect(copy == original, "nothing else differs either")
         }
     }
@@ -468,11 +493,69 @@ import Testing
         ("Only a title", nil),
     ] as [(String?, String?)])
     func ourMarkdownReadsBackTheSame(title: String?, summary: String?) {
-        let references = ["![](dayone-moment://0A1B)", "![](dayone-moment:/video/0C1D)"]
+        let references: [(reference: String, anchor: Int?)] = [("![](dayone-moment://0A1B)", nil), ("![](dayone-moment:/video/0C1D)", nil)]
         let text = DayOne.text(title: title, summary: summary, references: references)
         let read = DayOne.page(from: text)
         #expect(read.title == title?.replacingOccurrences(of: "\n", with: " "))
         #expect(read.summary == summary)
+        #expect(read.anchors == [:], "references after all the text have no anchor")
+    }
+
+    /// Pictures stand where Day One had them: before the title, after it, between
+    /// paragraphs, inside one, at the end; written back there and read back the same.
+    @Test func picturesKeepTheirPlaceInTheText() {
+        let text = """
+            ![](dayone-moment://AAAA)
+
+            # Title
+
+            ![](dayone-moment:/video/bbbb)
+
+            First paragraph.
+            Its second line.
+            ![](dayone-moment://CCCC)
+            Its third line.
+
+            ![](dayone-moment://DDDD)
+
+            Last paragraph.
+
+            ![](dayone-moment:/audio/EEEE)
+            """
+        let page = DayOne.page(from: text)
+        #expect(page.title == "Title")
+        #expect(page.summary == "First paragraph.\nIts second line.\nIts third line.\n\nLast paragraph.")
+        #expect(page.anchors == ["AAAA": 0, "BBBB": 1, "CCCC": 3, "DDDD": 4], "EEEE follows all the text: no anchor")
+
+        let order = ["AAAA", "BBBB", "CCCC", "DDDD", "EEEE"]
+        let written = DayOne.text(title: page.title, summary: page.summary, references: order.map { id in
+            (id == "BBBB" ? "![](dayone-moment:/video/\(id))" : "![](dayone-moment://\(id))", page.anchors[id])
+        })
+        #expect(written == """
+            ![](dayone-moment://AAAA)
+
+            # Title
+
+            ![](dayone-moment:/video/BBBB)
+
+            First paragraph.
+            Its second line.
+            ![](dayone-moment://CCCC)
+            Its third line.
+
+            ![](dayone-moment://DDDD)
+
+            Last paragraph.
+
+            ![](dayone-moment://EEEE)
+            """)
+        let again = DayOne.page(from: written)
+        #expect([again.title, again.summary] == [page.title, page.summary])
+        #expect(again.anchors == page.anchors)
+
+        // A first line that is no heading is still the title; an anchor past a page that has since got shorter.
+        #expect(DayOne.page(from: "One\n\n![](dayone-moment://A1)\n\nTwo\n\nThree").anchors == ["A1": 1])
+        #expect(DayOne.text(title: nil, summary: "One", references: [("![](dayone-moment://A1)", 7)]) == "One\n\n![](dayone-moment://A1)")
     }
 
     /// Day One shows an untitled page's first line as its title, and so does the import; a

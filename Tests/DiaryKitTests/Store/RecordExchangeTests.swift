@@ -31,6 +31,41 @@ struct RecordExchangeTests {
         }
     }
 
+    @Test("a journal, tags as written and pictures' places travel and merge; records without them carry no such keys")
+    func importedDetailsTravel() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("Slice", tags: ["pizza", "nyc"], at: moment("2026-11-20 17:40:03"))
+        var original = try record(diary, id)
+        let plain = original.json.serialized
+        #expect(!plain.contains("\"journal\"") && !plain.contains("\"label\"") && !plain.contains("\"anchor\""),
+                "a build from before them reads the same record")
+
+        original.journal = "Travel"
+        original.tagLinks[0].label = "Pizza"
+        original.tagLinks[1].label = "Not this tag"
+        original.media = [EntryRecord.Media(id: UUIDv7.make(), position: 0, clock: original.clock,
+                                            item: MediaItem(kind: .photo, sha256: String(repeating: "a", count: 64), mime: "image/jpeg",
+                                                            fileExtension: "jpg", bytes: 3), anchor: 2)]
+        let back = try EntryRecord(json: try #require(JSON.parse(Data(original.json.serialized.utf8))))
+        #expect(back.journal == "Travel" && back.media.map(\.anchor) == [2])
+        #expect(back.writtenTags == ["Pizza", "nyc"], "a spelling of another tag is dropped, not trusted")
+
+        let target = try TestDiary()
+        #expect(try target.store.merge([back], source: "import").added == 1)
+        #expect(try record(target, id) == back, "stored and read back the same")
+        // A newer version moves the picture and re-spells the tag.
+        var newer = back
+        let later = RowClock(hlc: HybridTimestamp(wallMillis: Timestamps.millis(Date()), counter: 0, device: "dev-b").description, deviceId: "dev-b")
+        newer.clock = later
+        newer.media[0].clock = later
+        newer.media[0].anchor = nil
+        newer.tagLinks[0].clock = later
+        newer.tagLinks[0].label = "PIZZA"
+        #expect(try target.store.merge([newer], source: "import").updated == 1)
+        let merged = try record(target, id)
+        #expect(merged.media.map(\.anchor) == [nil] && merged.writtenTags == ["PIZZA", "nyc"])
+    }
+
     @Test("merging into an empty diary copies everything; merging again changes nothing")
     func copyAndRepeat() throws {
         let source = try TestDiary()

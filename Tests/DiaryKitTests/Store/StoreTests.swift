@@ -45,8 +45,14 @@ import Testing
                               width: 4, height: 3, takenAt: Date(timeIntervalSince1970: 1_800_000_000))
         _ = try diary.draft("有照片", media: [photo])
         try diary.store.write { db in try db.execute(sql: "UPDATE media SET thumbnail = ?", arguments: [String(repeating: "b", count: 64)]) }
-        let before = try diary.store.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media ORDER BY id") }
-        try diary.store.write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v10-file-attachments'") }
+        // Back to a diary from before v10 (and v11, which came after it).
+        try diary.store.write { db in
+            try db.execute(sql: """
+                ALTER TABLE media DROP COLUMN anchor; ALTER TABLE entry DROP COLUMN journal; ALTER TABLE entry_tag DROP COLUMN label;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v10-file-attachments', 'v11-journals-tag-spellings-media-anchors');
+                """)
+        }
+        let before = try diary.store.read { db in try Row.fetchAll(db, sql: "SELECT *, NULL AS anchor FROM media ORDER BY id") }
         let reopened = try DiaryStore.open(diary.store.paths)
         #expect(try reopened.read { db in try Row.fetchAll(db, sql: "SELECT * FROM media ORDER BY id") } == before)
         let pdf = MediaItem(kind: .file, sha256: String(repeating: "c", count: 64), mime: "application/pdf", fileExtension: "pdf", bytes: 9)

@@ -368,6 +368,9 @@ struct ServerSchemaTests {
             ("tag_links.0.name", .int(5), "tag_links[0].name"), ("tag_links.0.name", .string("#海邊"), ""),
             ("tag_links.0.position", .string("0"), "tag_links[0].position"), ("tag_links.0.created_at", .string("x"), "tag_links[0].created_at"),
             ("tag_links.0.deleted_at", .int(0), "tag_links[0].deleted_at"), ("tag_links", .null, ""),
+            ("journal", .int(1), "journal"), ("journal", .string("Travel"), ""), ("media.0.anchor", .int(-1), "media[0].anchor"),
+            ("media.0.anchor", .string("2"), "media[0].anchor"), ("media.0.anchor", .int(3), ""), ("tag_links.0.label", .int(1), "tag_links[0].label"),
+            ("tag_links.0.label", .string("River"), ""), ("tag_links.0.label", .string("Sea"), ""),
         ]
         let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
         let expected = [""] + cases.map(\.field)
