@@ -26,6 +26,13 @@ public final class FakeOpenAI: Sendable {
     /// Transcription behaviours are used in order, one per /audio/transcriptions request; the default is "fake transcript <n>".
     public func enqueueTranscription(_ behaviours: TranscriptionBehaviour...) { core.state.withLock { $0.transcriptionQueue += behaviours } }
 
+    /// Answers as OpenAI's reasoning models (o1, o3, gpt-5…) do: a 400 naming `max_tokens`
+    /// (they take `max_completion_tokens`) or a temperature other than the default 1.
+    public func actAsReasoningModel() { core.state.withLock { $0.reasoning = true } }
+
+    /// The tokens its answers have reported in `usage` so far.
+    public var reportedTokens: Int { core.state.withLock { $0.reportedTokens } }
+
     /// All /chat/completions requests, decoded (including rejected ones).
     public var chatRequests: [ChatRequest] { core.state.withLock { $0.chats } }
 
@@ -69,6 +76,11 @@ public struct ChatRequest: Sendable {
     public var responseFormat: String?
     /// response_format.json_schema.name
     public var schemaName: String?
+    public var maxTokens: Int?
+    public var maxCompletionTokens: Int?
+    public var temperature: Double?
+    /// stream_options.include_usage
+    public var includeUsage: Bool
     public var rawBody: String
 
     init(_ request: RecordedRequest) {
@@ -80,6 +92,10 @@ public struct ChatRequest: Sendable {
         messages = (json["messages"] as? [[String: Any]] ?? []).map(ChatMessage.init)
         responseFormat = format?["type"] as? String
         schemaName = (format?["json_schema"] as? [String: Any])?["name"] as? String
+        maxTokens = json["max_tokens"] as? Int
+        maxCompletionTokens = json["max_completion_tokens"] as? Int
+        temperature = (json["temperature"] as? NSNumber)?.doubleValue
+        includeUsage = (json["stream_options"] as? [String: Any])?["include_usage"] as? Bool ?? false
         rawBody = request.bodyText
     }
 }
@@ -127,6 +143,8 @@ extension FakeOpenAI {
             var transcriptions: [TranscriptionRequest] = []
             var chatsServed = 0
             var transcriptionsServed = 0
+            var reasoning = false
+            var reportedTokens = 0
         }
 
         static let defaultPage = #"{"title":"假日的海邊","summary":"我今天去了海邊，風很大但很舒服。","tags":["旅行","海邊","放鬆"]}"#
@@ -155,7 +173,7 @@ extension FakeOpenAI {
 
         private func chat(_ received: RecordedRequest) -> FakeResponse {
             let request = ChatRequest(received)
-            let rejected = rejection(received)
+            let rejected = rejection(received) ?? refusal(request)
             let (n, queued) = state.withLock { state -> (Int, ChatBehaviour?) in
                 state.chats.append(request)
                 guard rejected == nil else { return (0, nil) }
@@ -168,6 +186,20 @@ extension FakeOpenAI {
             return respond(queued ?? .reply(wantsJSON ? Self.defaultPage : "fake reply \(n)"), to: request, n: n)
         }
 
+        /// A reasoning model's 400s, in OpenAI's words, for the parameters it does not take.
+        private func refusal(_ request: ChatRequest) -> FakeResponse? {
+            guard state.withLock({ $0.reasoning }) else { return nil }
+            if request.maxTokens != nil {
+                return Self.error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                                  code: "unsupported_parameter", param: "max_tokens")
+            }
+            if let temperature = request.temperature, temperature != 1 {
+                return Self.error(400, "Unsupported value: 'temperature' does not support \(temperature) with this model. Only the default (1) value is supported.",
+                                  code: "unsupported_value", param: "temperature")
+            }
+            return nil
+        }
+
         private func respond(_ behaviour: ChatBehaviour, to request: ChatRequest, n: Int) -> FakeResponse {
             let model = request.model ?? "gpt-fake"
             let envelope: [String: Any] = ["id": "chatcmpl-fake\(n)", "created": Int(Date().timeIntervalSince1970), "model": model]
@@ -175,18 +207,24 @@ extension FakeOpenAI {
                 let choice: [String: Any] = ["index": 0, "delta": delta, "finish_reason": finish ?? NSNull()]
                 return jsonText(envelope.merging(["object": "chat.completion.chunk", "choices": [choice]]) { $1 })
             }
+            let prompt = max(1, request.messages.map { Self.tokens($0.text) }.reduce(0, +))
+            func usage(_ text: String) -> [String: Any] {
+                state.withLock { $0.reportedTokens += prompt + Self.tokens(text) }
+                return ["prompt_tokens": prompt, "completion_tokens": Self.tokens(text), "total_tokens": prompt + Self.tokens(text)]
+            }
             func stream(_ pieces: [String]) -> [String] {
-                [chunk(["role": "assistant", "content": ""])] + pieces.map { chunk(["content": $0]) } + [chunk([:], finish: "stop"), "[DONE]"]
+                // Asked for, the usage comes last in a chunk of its own with no choices, as OpenAI sends it.
+                let counted = request.includeUsage
+                    ? [jsonText(envelope.merging(["object": "chat.completion.chunk", "choices": [Any](), "usage": usage(pieces.joined())]) { $1 })] : []
+                return [chunk(["role": "assistant", "content": ""])] + pieces.map { chunk(["content": $0]) } + [chunk([:], finish: "stop")]
+                    + counted + ["[DONE]"]
             }
             switch behaviour {
             case let .reply(text, chunkSize, gapMillis):
                 if request.stream { return .events(stream(Self.split(text, chunkSize)), gapMillis: gapMillis) }
-                let prompt = max(1, request.messages.map { Self.tokens($0.text) }.reduce(0, +))
-                let completion = Self.tokens(text)
                 let choice: [String: Any] = ["index": 0, "message": ["role": "assistant", "content": text], "finish_reason": "stop"]
                 return .body(status: 200, text: jsonText(envelope.merging([
-                    "object": "chat.completion", "choices": [choice],
-                    "usage": ["prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion],
+                    "object": "chat.completion", "choices": [choice], "usage": usage(text),
                 ]) { $1 }))
             case let .fail(status, message, retryAfter):
                 return Self.error(status, message, retryAfter: retryAfter)
@@ -228,14 +266,14 @@ extension FakeOpenAI {
         }
 
         /// An OpenAI-style error response.
-        static func error(_ status: Int, _ message: String, code: String? = nil, retryAfter: Int? = nil) -> FakeResponse {
+        static func error(_ status: Int, _ message: String, code: String? = nil, param: String? = nil, retryAfter: Int? = nil) -> FakeResponse {
             let type = switch status {
             case 429: "requests"
             case 500...: "server_error"
             default: "invalid_request_error"
             }
             let code: Any = code ?? (status == 429 ? "rate_limit_exceeded" : NSNull())
-            let body = jsonText(["error": ["message": message, "type": type, "param": NSNull(), "code": code]])
+            let body = jsonText(["error": ["message": message, "type": type, "param": param.map { $0 as Any } ?? NSNull(), "code": code]])
             return .body(status: status, text: body, headers: retryAfter.map { [("retry-after", String($0))] } ?? [])
         }
 

@@ -2,7 +2,9 @@ import Foundation
 import Synchronization
 
 /// An Open-Meteo-compatible weather service answering `GET /v1/forecast` and `GET /v1/archive`
-/// with `current` and `hourly` variables temperature_2m and weather_code, every hour the same weather.
+/// with `current` and `hourly` variables temperature_2m and weather_code, every hour the same weather
+/// unless some UTC hours are given their own. Like the real service, an hourly series asked in a
+/// zone is laid out at that zone's offset of today, with no daylight-saving switch.
 public final class FakeOpenMeteo: Sendable {
     public let server: FakeHTTPServer
     private let core: Core
@@ -18,9 +20,10 @@ public final class FakeOpenMeteo: Sendable {
         self.core = core
     }
 
-    /// Starts the service; every reported hour has this WMO weather code and temperature (°C).
-    public static func start(weatherCode: Int = 61, temperature: Double = 18.5) async throws -> FakeOpenMeteo {
-        let core = Core(weatherCode: weatherCode, temperature: temperature)
+    /// Starts the service; every reported hour has this WMO weather code and temperature (°C),
+    /// but the UTC hours in `codeByUTCHour`, which have theirs.
+    public static func start(weatherCode: Int = 61, temperature: Double = 18.5, codeByUTCHour: [Int: Int] = [:]) async throws -> FakeOpenMeteo {
+        let core = Core(weatherCode: weatherCode, temperature: temperature, codeByUTCHour: codeByUTCHour)
         return FakeOpenMeteo(server: try await FakeHTTPServer.start { core.handle($0) }, core: core)
     }
 
@@ -36,10 +39,12 @@ extension FakeOpenMeteo {
         static let currentTime = "2026-11-21T17:45"
 
         let values: [String: any Sendable]
+        let codeByUTCHour: [Int: Int]
         let failure = Mutex<Int?>(nil)
 
-        init(weatherCode: Int, temperature: Double) {
+        init(weatherCode: Int, temperature: Double, codeByUTCHour: [Int: Int]) {
             values = ["temperature_2m": temperature, "weather_code": weatherCode]
+            self.codeByUTCHour = codeByUTCHour
         }
 
         func handle(_ request: RecordedRequest) -> FakeResponse {
@@ -73,6 +78,13 @@ extension FakeOpenMeteo {
                 let times = days.flatMap { day in (0..<24).map { "\(day)T\($0 < 10 ? "0" : "")\($0):00" } }
                 var series: [String: Any] = ["time": times]
                 for name in names { series[name] = Array(repeating: values[name]!, count: times.count) }
+                if names.contains("weather_code") && !codeByUTCHour.isEmpty {
+                    // Local hour i of the series is UTC hour i minus today's offset, whatever the date.
+                    let offsetHours = timezone.secondsFromGMT() / 3600
+                    series["weather_code"] = times.indices.map { index -> Int in
+                        codeByUTCHour[((index % 24 - offsetHours) % 24 + 24) % 24] ?? (values["weather_code"] as! Int)
+                    }
+                }
                 answer["hourly_units"] = Self.units.filter { names.contains($0.key) }.merging(["time": "iso8601"]) { $1 }
                 answer["hourly"] = series
             }

@@ -76,11 +76,15 @@ public protocol ChatProvider: Sendable {
     func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String
     /// Turns a voice memo into text (F-011); throws `notHeard` when nothing was recognised.
     func transcribe(audio: URL, mime: String, language: Language) async throws -> String
+    /// The tokens its answers have cost so far (the service's count where it gives one).
+    var tokensUsed: Int { get }
 }
 
 extension ChatProvider {
     /// A model is asked for 3–8 tags (F-005); fewer or more means it did not follow.
     public var pageTagCount: ClosedRange<Int> { 3...8 }
+    /// Nothing: only a remote model's tokens cost anything.
+    public var tokensUsed: Int { 0 }
 }
 
 /// Where the weather of a moment comes from (the weather service of CompanionClient);

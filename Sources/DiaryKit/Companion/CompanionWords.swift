@@ -104,6 +104,11 @@ extension Phrase {
     }
 
     static let usageUnknown = Phrase("目前無法確認用量，請稍後再試", "Can't check your usage right now. Please try again later.")
+
+    static func tokensUsedUp(limit: Int) -> Phrase {
+        Phrase("今天連線夥伴的用量到了上限（每天 \(limit) 個 token），今天先由離線夥伴陪你，明天就恢復。",
+            "Today's online companion usage is used up (\(limit) tokens a day); the offline companion keeps you company until tomorrow.")
+    }
 }
 
 extension CompanionError: ReportableError {

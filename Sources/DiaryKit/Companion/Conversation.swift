@@ -18,10 +18,14 @@ public struct UsageLimits: Sendable {
     public var turnsPerEntry: Int?
     /// Pages the companion may write a day.
     public var pagesPerDay: Int?
+    /// Tokens the online companions may use a day (counted as their services report them);
+    /// then the offline companion answers until the day is over.
+    public var tokensPerDay: Int?
 
-    public init(turnsPerEntry: Int? = nil, pagesPerDay: Int? = nil) {
+    public init(turnsPerEntry: Int? = nil, pagesPerDay: Int? = nil, tokensPerDay: Int? = nil) {
         self.turnsPerEntry = turnsPerEntry
         self.pagesPerDay = pagesPerDay
+        self.tokensPerDay = tokensPerDay
     }
 }
 
@@ -278,10 +282,28 @@ public struct Conversation: Sendable {
     private func ask<T: Sendable>(_ candidates: [any ChatProvider], notices: inout [Phrase],
                                   _ body: (any ChatProvider) async throws -> T) async throws -> (T, String) {
         var lastError: Error = CompanionError.providerFailed(provider: "none", detail: "no provider")
+        let day = Timestamps.localDate(Date(), zone: .current)
+        var usedUp = false
         for (index, provider) in candidates.enumerated() {
+            if provider.isRemote, let limit = limits.tokensPerDay {
+                // F-020: unknown usage counts as used up.
+                let used = (try? store.usage(on: day, kind: UsageKind.tokens)) ?? limit
+                if used >= limit {
+                    if !notices.contains(.tokensUsedUp(limit: limit)) { notices.append(.tokensUsedUp(limit: limit)) }
+                    usedUp = true
+                    lastError = CompanionError.providerFailed(provider: provider.name, detail: "the day's tokens are used up")
+                    continue
+                }
+            }
+            let before = provider.tokensUsed
+            // What an answer cost is counted whether or not it was of use.
+            defer {
+                let spent = provider.tokensUsed - before
+                if spent > 0 { try? store.addUsage(on: day, kind: UsageKind.tokens, count: spent) }
+            }
             do {
                 let value = try await body(provider)
-                if index > 0 { notices.append(.answeredBy(provider: provider.name)) }
+                if index > 0 && !usedUp { notices.append(.answeredBy(provider: provider.name)) }
                 return (value, provider.name)
             } catch let error as CompanionError {
                 guard case .providerFailed = error else { throw error }

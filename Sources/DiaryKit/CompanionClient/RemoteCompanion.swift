@@ -8,6 +8,10 @@ public struct RemoteCompanion: ChatProvider {
     public var isRemote: Bool { true }
     package let settings: ProviderSettings
     let endpoint: ServiceEndpoint
+    /// What the model takes, learnt from its name and then from the 400s it answers with.
+    private let shape: Locked<RequestShape>
+    /// Tokens its answers have cost, by the service's count where it gives one.
+    private let meter = Locked(0)
 
     public init(settings: ProviderSettings, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
         self.init(settings: settings, endpoint: ServiceEndpoint(provider: settings.name, baseURL: settings.baseURL, key: key,
@@ -18,7 +22,10 @@ public struct RemoteCompanion: ChatProvider {
         name = settings.name
         self.settings = settings
         self.endpoint = endpoint
+        shape = Locked(RequestShape(model: settings.model))
     }
+
+    public var tokensUsed: Int { meter.withLock { $0 } }
 
     public func analyze(_ request: CompanionRequest) async throws -> String {
         var request = request
@@ -47,9 +54,10 @@ public struct RemoteCompanion: ChatProvider {
             let text: String
             do {
                 text = try await complete(messages, maxTokens: 900, temperature: 0.5, responseFormat: format)
-            } catch let CompanionError.providerFailed(_, detail) where detail == "HTTP 400" && attempt == 0 {
+            } catch is SchemaRefused {
                 // Endpoints without JSON-schema support (DeepSeek, older servers) refuse the
                 // format with a 400; plain JSON mode still gives the fields the prompt asks for.
+                guard attempt == 0 else { throw CompanionError.providerFailed(provider: name, detail: "HTTP 400 (response_format)") }
                 format = .object([("type", .string("json_object"))])
                 continue
             }
@@ -80,39 +88,69 @@ public struct RemoteCompanion: ChatProvider {
 
     // MARK: - Wire
 
-    private func body(_ messages: [JSON], maxTokens: Int, temperature: Double, stream: Bool, responseFormat: JSON? = nil) -> JSON {
-        var fields: [(String, JSON)] = [
-            ("model", .string(settings.model)), ("messages", .array(messages)),
-            ("max_tokens", .int(Int64(maxTokens))), ("temperature", .double(temperature)), ("stream", .bool(stream)),
-        ]
+    /// A chat request as this model takes it: the token budget under the name it knows,
+    /// the temperature only where it may be chosen, usage asked for in streams.
+    private func body(_ messages: [JSON], maxTokens: Int, temperature: Double, stream: Bool, responseFormat: JSON?,
+                      shape: RequestShape) -> JSON {
+        var fields: [(String, JSON)] = [("model", .string(settings.model)), ("messages", .array(messages))]
+        // A reasoning model spends part of the budget thinking before it writes a word.
+        fields.append((shape.tokenField, .int(Int64(shape.reasoning ? maxTokens * 4 : maxTokens))))
+        if shape.reasoning && shape.reasoningEffort { fields.append(("reasoning_effort", .string("low"))) }
+        if shape.temperature { fields.append(("temperature", .double(temperature))) }
+        fields.append(("stream", .bool(stream)))
+        if stream && shape.streamUsage { fields.append(("stream_options", .object([("include_usage", .bool(true))]))) }
         if let responseFormat { fields.append(("response_format", responseFormat)) }
         return .object(fields)
     }
 
+    /// Sends a request shaped for the model; a 400 naming a parameter it can go without
+    /// (or under its other name) sends it again, changed, and the change is kept for later
+    /// requests. One naming the response format is the page's to handle (`SchemaRefused`).
+    private func adapting<T>(schema: Bool = false, _ send: (RequestShape) async throws -> T) async throws -> T {
+        while true {
+            let current = shape.withLock { $0 }
+            do {
+                return try await translated { try await send(current) }
+            } catch let RefusedParameter.named(parameter) {
+                if schema && parameter == "response_format" { throw SchemaRefused() }
+                let adapted = shape.withLock { shape in shape.adapt(toRefusalOf: parameter) }
+                guard adapted else { throw CompanionError.providerFailed(provider: name, detail: "HTTP 400 (\(parameter))") }
+            } catch RefusedParameter.unnamed {
+                // A bare 400 to a page request may be a schema the endpoint does not support.
+                if schema { throw SchemaRefused() }
+                throw CompanionError.providerFailed(provider: name, detail: "HTTP 400")
+            }
+        }
+    }
+
     private func complete(_ messages: [JSON], maxTokens: Int, temperature: Double, responseFormat: JSON? = nil) async throws -> String {
-        let json = try await translated {
+        let json = try await adapting(schema: responseFormat != nil) { shape in
             try await endpoint.postJSON("/chat/completions", body(messages, maxTokens: maxTokens, temperature: temperature,
-                                                                   stream: false, responseFormat: responseFormat))
+                                                                   stream: false, responseFormat: responseFormat, shape: shape))
         }
         guard let text = json["choices"]?[0]?["message"]?["content"]?.stringValue,
               !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw CompanionError.providerFailed(provider: name, detail: "answer without text")
         }
+        count(json["usage"], prompt: messages, answer: text)
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Streams a reply: each delta goes to `onText` as it arrives; the whole text is returned.
     private func streamed(_ messages: [JSON], onText: @Sendable (String) -> Void) async throws -> String {
         let assembled = Locked("")
-        let request = body(messages, maxTokens: 600, temperature: 0.8, stream: true)
+        let usage = Locked<JSON?>(nil)
         // The stream is read to its end before this returns, so onText never outlives the call.
         try await withoutActuallyEscaping(onText) { onText in
-            try await translated {
-                try await endpoint.stream("/chat/completions", request) { event in
+            try await adapting { shape in
+                try await endpoint.stream("/chat/completions", body(messages, maxTokens: 600, temperature: 0.8, stream: true,
+                                                                     responseFormat: nil, shape: shape)) { event in
                     guard event != "[DONE]" else { return }
                     guard let chunk = JSON.parse(Data(event.utf8)) else { throw EndpointFailure.malformed("event is not JSON") }
                     // Some servers report a failure inside the stream instead of with a status.
                     if chunk["error"] != nil { throw EndpointFailure.malformed("error event") }
+                    // Asked for, the usage comes in a last chunk of its own (with no choices).
+                    if let counted = chunk["usage"], counted != .null { usage.withLock { $0 = counted } }
                     guard let piece = chunk["choices"]?[0]?["delta"]?["content"]?.stringValue, !piece.isEmpty else { return }
                     // Leading blank lines would show as an empty first line on a terminal.
                     let shown = assembled.withLock(\.isEmpty) ? String(piece.drop { $0.isNewline }) : piece
@@ -124,17 +162,85 @@ public struct RemoteCompanion: ChatProvider {
         }
         let text = assembled.withLock { $0 }.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw CompanionError.providerFailed(provider: name, detail: "empty reply") }
+        count(usage.withLock { $0 }, prompt: messages, answer: text)
         return text
     }
 
+    /// Adds an answer's tokens to the meter: the service's own count, else an estimate of
+    /// the prompt's words and the answer's.
+    private func count(_ usage: JSON?, prompt: [JSON], answer: String) {
+        let reported = usage?["total_tokens"]?.doubleValue
+            ?? (usage?["prompt_tokens"]?.doubleValue).flatMap { prompt in usage?["completion_tokens"]?.doubleValue.map { prompt + $0 } }
+        let tokens = reported.map { Int(max(0, min($0, 1e9))) }
+            ?? TokenEstimate.of(prompt + [.object([("role", .string("assistant")), ("content", .string(answer))])])
+        meter.withLock { $0 += tokens }
+    }
+
     /// Runs a request, turning transport failures into the companion's error (the detail
-    /// names the status or failure kind, never a body or a key).
+    /// names the status or failure kind, never a body or a key); a refused parameter is
+    /// passed on for `adapting` to handle.
     private func translated<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
+        } catch let EndpointFailure.refusedParameter(parameter) {
+            throw RefusedParameter.named(parameter)
         } catch let failure as EndpointFailure {
+            if case .status(400, _) = failure { throw RefusedParameter.unnamed }
             throw CompanionError.providerFailed(provider: name, detail: failure.summary)
         }
+    }
+}
+
+/// A 400 the request can learn from: naming one of its parameters, or none.
+private enum RefusedParameter: Error {
+    case named(String)
+    case unnamed
+}
+
+/// The endpoint refused the page's JSON schema (`response_format`).
+private struct SchemaRefused: Error {}
+
+/// What a model takes, learnt as it goes. OpenAI's reasoning models (o1, o3, o4-mini,
+/// gpt-5…) refuse `max_tokens` and any temperature but the default; most other endpoints
+/// know only `max_tokens`.
+struct RequestShape: Sendable, Equatable {
+    var tokenField = "max_tokens"
+    var temperature = true
+    var streamUsage = true
+    var reasoning = false
+    var reasoningEffort = true
+    /// Token fields tried: the two names are swapped at most once each.
+    private var swapped = 0
+
+    init(model: String) {
+        let family = (model.split(separator: "/").last.map(String.init) ?? model).lowercased()
+        if family.wholeMatch(of: /o[1-9]([-.].*)?|gpt-5.*/) != nil { becomeReasoning() }
+    }
+
+    private mutating func becomeReasoning() {
+        tokenField = "max_completion_tokens"
+        temperature = false
+        reasoning = true
+    }
+
+    /// Changes what the refused parameter says; false when there is nothing left to change.
+    mutating func adapt(toRefusalOf parameter: String) -> Bool {
+        switch parameter {
+        case "max_tokens" where tokenField == "max_tokens" && swapped < 2:
+            becomeReasoning()
+        case "max_completion_tokens" where tokenField == "max_completion_tokens" && swapped < 2:
+            tokenField = "max_tokens"
+        case "temperature" where temperature:
+            temperature = false
+        case "stream_options" where streamUsage:
+            streamUsage = false
+        case "reasoning_effort" where reasoning && reasoningEffort:
+            reasoningEffort = false
+        default:
+            return false
+        }
+        if parameter.hasPrefix("max_") { swapped += 1 }
+        return true
     }
 }
 

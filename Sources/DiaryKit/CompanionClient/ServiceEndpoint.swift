@@ -29,6 +29,9 @@ public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConver
 /// How a request to a model endpoint failed, before it becomes a `CompanionError`.
 enum EndpointFailure: Error, Equatable {
     case status(Int, retryAfter: Double?)
+    /// A 400 that names one of the request's parameters as the one it cannot take
+    /// (`max_tokens` to a reasoning model): the request may go again without it.
+    case refusedParameter(String)
     case timedOut
     case connection(String)
     case malformed(String)
@@ -38,13 +41,14 @@ enum EndpointFailure: Error, Equatable {
         switch self {
         case let .status(code, _): return code == 408 || code == 429 || code >= 500
         case .timedOut, .connection: return true
-        case .malformed: return false
+        case .malformed, .refusedParameter: return false
         }
     }
 
     var summary: String {
         switch self {
         case let .status(code, _): return "HTTP \(code)"
+        case let .refusedParameter(name): return "HTTP 400 (\(name))"
         case .timedOut: return "timed out"
         case let .connection(reason): return "connection: \(reason)"
         case let .malformed(reason): return "unreadable answer: \(reason)"
@@ -188,8 +192,15 @@ struct ServiceEndpoint: Sendable {
                 let elapsed = Int(Date().timeIntervalSince(started) * 1000)
                 log.write("\(provider): HTTP \(response.status.code) after \(elapsed) ms")
                 guard (200..<300).contains(response.status.code) else {
-                    // The body may echo the key; only the status and its retry hint are kept.
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    // The body may echo the key; only the status, its retry hint and the
+                    // name of a parameter we sent are kept.
+                    let answer = try? await response.body.collect(upTo: 64 * 1024)
+                    if response.status.code == 400, contentType == "application/json",
+                       let answer = answer.flatMap({ JSON.parse(Data($0.readableBytesView)) }),
+                       case let .object(sent)? = body.flatMap({ JSON.parse($0) }),
+                       let parameter = Self.refusedParameter(in: answer, sent: sent.map(\.0)) {
+                        throw EndpointFailure.refusedParameter(parameter)
+                    }
                     let after = response.headers.first(name: "Retry-After").flatMap(Double.init)
                     throw EndpointFailure.status(Int(response.status.code), retryAfter: after)
                 }
@@ -209,6 +220,29 @@ struct ServiceEndpoint: Sendable {
             if Task.isCancelled { throw CancellationError() }
             throw EndpointFailure.connection(key?.scrub("\(error)") ?? "\(error)")
         }
+    }
+}
+
+extension ServiceEndpoint {
+    /// The parameter a 400's error body names among those sent: its `param` (OpenAI's
+    /// form), else the first of them its message mentions (LiteLLM, vLLM and others word it).
+    static func refusedParameter(in answer: JSON, sent: [String]) -> String? {
+        let error = answer["error"]
+        if let named = error?["param"]?.stringValue, sent.contains(named) { return named }
+        guard let message = error?["message"]?.stringValue ?? error?.stringValue ?? answer["detail"]?.stringValue else { return nil }
+        let mentioned = sent.compactMap { name -> (String, String.Index)? in
+            var searched = message.startIndex..<message.endIndex
+            while let found = message.range(of: name, range: searched) {
+                // A whole name, not a piece of a longer one (`max_tokens` in `max_completion_tokens`).
+                let before = found.lowerBound == message.startIndex ? nil : message[message.index(before: found.lowerBound)]
+                let after = found.upperBound == message.endIndex ? nil : message[found.upperBound]
+                let isNamePart = { (c: Character?) in c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+                if !isNamePart(before) && !isNamePart(after) { return (name, found.lowerBound) }
+                searched = found.upperBound..<message.endIndex
+            }
+            return nil
+        }
+        return mentioned.min { $0.1 < $1.1 }?.0
     }
 }
 

@@ -21,23 +21,25 @@ public struct WeatherService: WeatherSource {
     }
 
     /// The weather at the place and time as seen at `now`, or nil when the service has none
-    /// or cannot be reached.
+    /// or cannot be reached. The hour is found by UTC, whatever `zone` the moment was in.
     package func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
                  language: Language, now: Date) async -> (description: String, temperatureC: Double?)? {
         let place = String(format: "latitude=%.4f&longitude=%.4f", latitude, longitude)
-        let zoneName = zone.identifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/_-"))) ?? "GMT"
+        // Asked in GMT: in another zone Open-Meteo lays the whole day out at the zone's offset
+        // of today, with no daylight-saving switch, so a summer hour read in winter is an hour off.
+        let utc = TimeZone(identifier: "GMT")!
         do {
             if abs(now.timeIntervalSince(date)) < 2 * 3600 {
-                let json = try await forecast.getJSON("/forecast?\(place)&current=temperature_2m,weather_code&timezone=\(zoneName)")
+                let json = try await forecast.getJSON("/forecast?\(place)&current=temperature_2m,weather_code&timezone=GMT")
                 guard let code = json["current"]?["weather_code"]?.doubleValue else { return nil }
                 return (Self.describe(code: Int(code), language: language), json["current"]?["temperature_2m"]?.doubleValue)
             }
-            let day = Timestamps.localDate(date, zone: zone)
-            let query = "\(place)&hourly=temperature_2m,weather_code&start_date=\(day)&end_date=\(day)&timezone=\(zoneName)"
+            let day = Timestamps.localDate(date, zone: utc)
+            let query = "\(place)&hourly=temperature_2m,weather_code&start_date=\(day)&end_date=\(day)&timezone=GMT"
             // The forecast API keeps about three months of past days; the archive goes back decades.
             let recent = now.timeIntervalSince(date) < 90 * 86400
             let json = try await recent ? forecast.getJSON("/forecast?" + query) : archive.getJSON("/archive?" + query)
-            let hour = Timestamps.hour(date, zone: zone)
+            let hour = Timestamps.hour(date, zone: utc)
             guard let code = json["hourly"]?["weather_code"]?[hour]?.doubleValue else { return nil }
             return (Self.describe(code: Int(code), language: language), json["hourly"]?["temperature_2m"]?[hour]?.doubleValue)
         } catch {
@@ -55,7 +57,8 @@ public struct WeatherService: WeatherSource {
         case 3: words = ("陰天", "overcast")
         case 45, 48: words = ("有霧", "fog")
         case 51, 53, 55: words = ("毛毛雨", "drizzle")
-        case 56, 57, 66, 67: words = ("凍雨", "freezing rain")
+        case 56, 57: words = ("凍毛毛雨", "freezing drizzle")
+        case 66, 67: words = ("凍雨", "freezing rain")
         case 61: words = ("小雨", "light rain")
         case 63: words = ("下雨", "rain")
         case 65: words = ("大雨", "heavy rain")

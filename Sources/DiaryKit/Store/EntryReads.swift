@@ -87,8 +87,11 @@ extension DiaryStore {
     }
 
     /// How many pages were written on a local day.
-    public func pagesWritten(on day: String) throws -> Int {
-        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM usage WHERE day = ? AND kind = 'page'"), arguments: [day]) ?? 0 }
+    public func pagesWritten(on day: String) throws -> Int { try usage(on: day, kind: UsageKind.page) }
+
+    /// How much of something counted per day (`UsageKind`) was used on `day` (YYYY-MM-DD).
+    public func usage(on day: String, kind: String) throws -> Int {
+        try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM usage WHERE day = ? AND kind = ?"), arguments: [day, kind]) ?? 0 }
     }
 
     /// True when some live entry still points at this media file.

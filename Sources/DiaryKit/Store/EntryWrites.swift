@@ -152,12 +152,21 @@ extension DiaryStore {
                 """, [title, summary, persona, provider, now])
             try replaceTags(db, entryId: entryId, names: tags, hlc: hlc, now: now)
             try keepVersion(db, before, entryId: entryId, by: .companion)
-            try db.cachedStatement(sql: """
-                INSERT INTO usage(day, kind, count) VALUES (?, 'page', 1)
-                ON CONFLICT(day, kind) DO UPDATE SET count = count + 1
-                """).execute(arguments: [usageDay])
+            try Self.addUsage(db, on: usageDay, kind: UsageKind.page, count: 1)
             try Self.reindex(db, entryId: entryId)
         }
+    }
+
+    /// Adds to what was used on `day` (tokens a remote companion's answers cost).
+    public func addUsage(on day: String, kind: String, count: Int) throws {
+        try write { db in try Self.addUsage(db, on: day, kind: kind, count: count) }
+    }
+
+    private static func addUsage(_ db: Database, on day: String, kind: String, count: Int) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO usage(day, kind, count) VALUES (?, ?, ?)
+            ON CONFLICT(day, kind) DO UPDATE SET count = count + excluded.count
+            """).execute(arguments: [day, kind, count])
     }
 
     /// Records why the companion could not answer; the person's message stays stored.

@@ -255,3 +255,11 @@ public struct DayCount: Sendable, Equatable {
     public var day: String
     public var count: Int
 }
+
+/// What the `usage` table counts per day.
+public enum UsageKind {
+    /// Pages the companion wrote (`[limits] pages_per_day`).
+    public static let page = "page"
+    /// Tokens the online companions' answers cost (`[limits] tokens_per_day`).
+    public static let tokens = "tokens"
+}

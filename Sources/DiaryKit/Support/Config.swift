@@ -19,6 +19,8 @@ public struct Config: Sendable, Equatable {
     public var turnsPerEntry: Int?
     /// `[limits] pages_per_day`: pages the companion may write a day (nil: no limit).
     public var pagesPerDay: Int?
+    /// `[limits] tokens_per_day`: tokens the online companions may use a day (nil: no limit).
+    public var tokensPerDay: Int?
     /// `[companion]`: which provider speaks, the failover order, consent, timeouts.
     public var companion = CompanionSettings()
     /// `[providers.NAME]`: the model endpoints a person has configured.
@@ -57,6 +59,7 @@ public struct Config: Sendable, Equatable {
             if let characters = try limits.positive("text_chars") { config.textLimit = characters }
             config.turnsPerEntry = try limits.positive("turns_per_entry")
             config.pagesPerDay = try limits.positive("pages_per_day")
+            config.tokensPerDay = try limits.positive("tokens_per_day")
         }
         if let companion = try root.section("companion") {
             config.companion.provider = try companion.string("provider")

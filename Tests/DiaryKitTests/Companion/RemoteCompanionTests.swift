@@ -6,8 +6,8 @@ import Testing
 
 /// A provider on the fake server, with retries fast enough for tests.
 func remote(_ fake: FakeOpenAI, key: String = "sk-fake-test-key", retries: Int = 2, timeout: Double = 30,
-            log: RequestLog = .silent, name: String = "fake") -> RemoteCompanion {
-    RemoteCompanion(settings: ProviderSettings(name: name, baseURL: fake.baseURL, model: "fake-model"),
+            log: RequestLog = .silent, name: String = "fake", model: String = "fake-model") -> RemoteCompanion {
+    RemoteCompanion(settings: ProviderSettings(name: name, baseURL: fake.baseURL, model: model),
                     endpoint: ServiceEndpoint(provider: name, baseURL: fake.baseURL, key: Secret(key), timeout: timeout,
                                               retry: RetryPolicy(retries: retries, baseDelay: 0.01, maxDelay: 0.05), log: log))
 }
@@ -79,6 +79,61 @@ final class Pieces: @unchecked Sendable {
         let page = try await remote(fake).writePage(try request(TestDiary()))
         #expect(page.tags.count == 3)
         #expect(fake.chatRequests.map(\.responseFormat) == ["json_schema", "json_object"])
+    }
+
+    /// OpenAI's reasoning models refuse `max_tokens` and a chosen temperature with a 400:
+    /// the request goes again as they take it (and stays so), the page keeps its schema.
+    @Test func aReasoningModelGetsTheParametersItTakes() async throws {
+        let fake = try await FakeOpenAI.start()
+        defer { Task { try? await fake.shutdown() } }
+        fake.actAsReasoningModel()
+        let companion = remote(fake)
+        #expect(try await companion.reply(try request(TestDiary()), onText: { _ in }) == "fake reply 1")
+        let tried = fake.chatRequests
+        #expect(tried.count == 2, "max_tokens refused (a reasoning model: the temperature goes too), then answered")
+        #expect(tried[0].maxTokens == 600 && tried[0].temperature == 0.8)
+        #expect(tried[1].maxTokens == nil && tried[1].temperature == nil && (tried[1].maxCompletionTokens ?? 0) > 600,
+                "room for the model's reasoning too: \(tried[1].maxCompletionTokens ?? 0)")
+
+        let page = try await companion.writePage(try request(TestDiary()))
+        #expect(page.tags.count == 3)
+        #expect(fake.chatRequests.count == 3, "learnt once: the page needs no second try")
+        let asked = try #require(fake.chatRequests.last)
+        #expect(asked.responseFormat == "json_schema" && asked.maxTokens == nil && asked.temperature == nil,
+                "a 400 about a parameter is not a missing schema")
+
+        // Known by name, a reasoning model is asked right the first time.
+        let named = remote(fake, model: "o4-mini")
+        #expect(try await named.analyze(try request(TestDiary())).isEmpty == false)
+        #expect(fake.chatRequests.count == 4 && fake.chatRequests.last?.maxCompletionTokens != nil)
+
+        // Each refusal changes one thing once; one it cannot act on is the provider's failure.
+        var shape = RequestShape(model: "some-model")
+        let changed = [shape.adapt(toRefusalOf: "temperature"), shape.adapt(toRefusalOf: "temperature"),
+                       shape.adapt(toRefusalOf: "stream_options"), shape.adapt(toRefusalOf: "messages")]
+        #expect(changed == [true, false, true, false] && !shape.temperature && !shape.streamUsage)
+        fake.enqueueChat(.fail(status: 400, message: "Unsupported value: 'messages' is too long"))
+        await #expect(throws: CompanionError.providerFailed(provider: "fake", detail: "HTTP 400 (messages)")) {
+            _ = try await companion.reply(try request(TestDiary()), onText: { _ in })
+        }
+        #expect(RequestShape(model: "openai/gpt-5-mini").reasoning && RequestShape(model: "o1").reasoning)
+        #expect(!RequestShape(model: "gpt-4o-mini").reasoning && !RequestShape(model: "deepseek-chat").reasoning
+                && !RequestShape(model: "llama3.1:8b").reasoning)
+    }
+
+    /// A 400 that names what it refuses, in OpenAI's form or only in its words.
+    @Test func theRefusedParameterIsReadFromTheErrorAndNothingElseIsKept() {
+        let sent = ["model", "messages", "max_tokens", "temperature", "stream", "stream_options"]
+        let openAI = JSON.parse(Data(#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","param":"max_tokens"}}"#.utf8))!
+        #expect(ServiceEndpoint.refusedParameter(in: openAI, sent: sent) == "max_tokens")
+        let worded = JSON.parse(Data(#"{"error":{"message":"UnsupportedParamsError: does not support parameters: ['temperature']. sk-secret","param":null}}"#.utf8))!
+        #expect(ServiceEndpoint.refusedParameter(in: worded, sent: sent) == "temperature")
+        let streamOptions = JSON.parse(Data(#"{"detail":"Unknown field stream_options"}"#.utf8))!
+        #expect(ServiceEndpoint.refusedParameter(in: streamOptions, sent: sent) == "stream_options")
+        let unrelated = JSON.parse(Data(#"{"error":{"message":"context length exceeded","param":"messages_too_long"}}"#.utf8))!
+        #expect(ServiceEndpoint.refusedParameter(in: unrelated, sent: sent) == nil)
+        #expect(ServiceEndpoint.refusedParameter(in: JSON.parse(Data(#"{"error":{"message":"bad max_completion_tokens"}}"#.utf8))!,
+                                                 sent: sent) == nil, "a longer name is not the one sent")
     }
 
     @Test func busyAndFailingServersAreRetriedWithinBounds() async throws {
@@ -227,6 +282,55 @@ final class Pieces: @unchecked Sendable {
         #expect(sky.requests.last?.path == "/v1/archive" && sky.requests.last?.query["start_date"] == "2025-01-02")
         #expect(try diary.store.entry(id: old).context.weatherDescription == nil)
         #expect(fake.chatRequests.last?.messages.first?.text.contains("[天氣]") == false)
+    }
+
+    /// Open-Meteo lays an hourly series out at the zone's offset of today: asked in GMT with
+    /// the UTC date, a summer photo gets its own hour's weather in winter too.
+    @Test func aSummerPhotoGetsTheWeatherOfItsOwnHour() async throws {
+        let sky = try await FakeOpenMeteo.start(weatherCode: 3, codeByUTCHour: [13: 61, 14: 0])
+        defer { Task { try? await sky.shutdown() } }
+        let service = WeatherService(settings: WeatherSettings(enabled: true, baseURL: sky.baseURL, archiveURL: sky.baseURL),
+                                     timeout: 30, log: .silent)
+        // 14:30 in London in July is 13:30 UTC.
+        let taken = try #require(Timestamps.parseRFC3339("2026-07-15T14:30:00+01:00"))
+        let weather = await service.weather(latitude: 51.5, longitude: -0.12, at: taken, zone: TimeZone(identifier: "Europe/London")!,
+                                            language: .zhHant, now: try #require(Timestamps.parseRFC3339("2026-11-25T12:00:00Z")))
+        #expect(weather?.description == "小雨")
+        let asked = try #require(sky.requests.last)
+        #expect(asked.path == "/v1/archive" && asked.query["timezone"] == "GMT" && asked.query["start_date"] == "2026-07-15")
+
+        // Just after midnight in Taipei is the day before in UTC.
+        let early = try #require(Timestamps.parseRFC3339("2026-11-20T00:30:00+08:00"))
+        _ = await service.weather(latitude: 25.13, longitude: 121.74, at: early, zone: TimeZone(identifier: "Asia/Taipei")!,
+                                  language: .zhHant, now: try #require(Timestamps.parseRFC3339("2026-11-25T12:00:00Z")))
+        #expect(sky.requests.last?.query["start_date"] == "2026-11-19")
+
+        #expect(WeatherService.describe(code: 56, language: .en) == "freezing drizzle")
+        #expect(WeatherService.describe(code: 57, language: .zhHant) == "凍毛毛雨")
+        #expect(WeatherService.describe(code: 66, language: .en) == "freezing rain")
+    }
+
+    /// Streams ask for usage; what the service reports is counted for the day, and once the
+    /// day's tokens are spent the offline companion answers without asking the service.
+    @Test func tokensAreCountedAsReportedAndTheDaysLimitHandsOverToTheOfflineCompanion() async throws {
+        let fake = try await FakeOpenAI.start()
+        defer { Task { try? await fake.shutdown() } }
+        let diary = try TestDiary()
+        let id = try diary.draft("x")
+        var talk = conversation(diary, [remote(fake), OfflineCompanion()])
+        talk.limits = UsageLimits(tokensPerDay: 1_000_000)
+        _ = try await talk.send(entryId: id, text: "今天很開心", persona: .warm)
+        #expect(fake.chatRequests.count == 2 && fake.chatRequests.allSatisfy { $0.stream && $0.includeUsage })
+        let today = Timestamps.localDate(Date(), zone: .current)
+        let used = try diary.store.usage(on: today, kind: UsageKind.tokens)
+        #expect(used > 0 && used == fake.reportedTokens, "the service's own count: \(used) vs \(fake.reportedTokens)")
+
+        talk.limits = UsageLimits(tokensPerDay: used)
+        let turn = try await talk.send(entryId: id, text: "還在嗎", persona: .warm)
+        #expect(fake.chatRequests.count == 2, "the service is not asked once the day's tokens are spent")
+        #expect(turn.messages.last?.provider == "offline")
+        #expect(turn.notices == [.tokensUsedUp(limit: used)])
+        #expect(try diary.store.usage(on: today, kind: UsageKind.tokens) == used, "the offline companion costs nothing")
     }
 
     @Test func aPersonaSwitchChangesOnlyWhatComesAfter() async throws {

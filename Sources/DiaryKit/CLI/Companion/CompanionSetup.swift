@@ -20,7 +20,7 @@ extension CommandContext {
         }
         let providers = try consented(lineup.providers, store: store)
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
-        conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay)
+        conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
         if config.weather.enabled ?? providers.contains(where: \.isRemote) {
             // A slow weather service must not hold up the greeting for long.
             conversation.weather = WeatherService(settings: config.weather, timeout: min(config.companion.timeoutSeconds, 8), log: log)
