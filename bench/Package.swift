@@ -31,6 +31,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        .executableTarget(name: "recall-bench", dependencies: [.product(name: "DiaryKit", package: root)]),
         .executableTarget(name: "companion-bench", dependencies: [
             .product(name: "DiaryKit", package: root), .product(name: "CompanionClient", package: root), "FakeServers",
         ]),

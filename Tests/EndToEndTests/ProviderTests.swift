@@ -193,7 +193,7 @@ struct ProviderTests {
             let terminal = try PseudoTerminal()
             let process = try terminal.launch("diary-chat", in: sandbox)
             let question = try await offThread { terminal.read(until: "[y/N]") }
-            #expect(question.contains("要把照片、文字和對話送到 fake（127.0.0.1）"), "\(question)")
+            #expect(question.contains("要把照片、文字、對話和相關的舊日記片段送到 fake（127.0.0.1）"), "\(question)")
             #expect(fake.chatRequests.count == before, "nothing is sent before the answer")
             terminal.type(answer + "\n")
             _ = try await offThread { terminal.read(until: "> ") }

@@ -36,6 +36,25 @@ struct SearchTests {
         #expect(!(try sandbox.run("diary-find", ["海邊", "--text", "--color", "auto"])).stdout.contains("\u{1B}["))
     }
 
+    @Test("--related: the earlier pages the companion would recall and the words they share; none is status 1")
+    func related() throws {
+        let (sandbox, ids) = try diary()
+        let found = try sandbox.run("diary-find", ["--related", ids[2], "--json"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.lines.map { $0["id"] as? String } == [ids[0]], "the earlier sea page, not the later ones or the unrelated")
+        let why = try #require(found.lines.first?["related"] as? [String: Any])
+        #expect(Set(why["matched"] as? [String] ?? []).isSuperset(of: ["开心", "海边"]), "\(why)")
+        #expect(why["same_day"] as? Bool == false)
+
+        let text = try sandbox.run("diary-find", ["--related", ids[2], "--text"])
+        #expect(text.status == 0 && text.stdout.contains(String(ids[0].prefix(8))) && text.stdout.contains("↳ 共同的字詞：") && text.stdout.contains("开心"), "\(text.stdout)")
+
+        let none = try sandbox.run("diary-find", ["--related", ids[1]])
+        #expect(none.status == 1 && none.stdout.isEmpty && none.stderr.contains("沒有和這篇相關的更早日記"), "\(none.stderr)")
+        let unknown = try sandbox.run("diary-find", ["--related", "ffffffff"])
+        #expect(unknown.status == 1 && unknown.stdout.isEmpty)
+    }
+
     @Test("paging by cursor visits every page once, in text and in JSON")
     func paging() throws {
         let (sandbox, ids) = try diary()

@@ -14,6 +14,8 @@ public struct CompanionRequest: Sendable {
     public var images: [Data]
     /// A running summary of the turns before `history`, when a long talk was condensed.
     public var digest: String?
+    /// Earlier pages the companion may bring up in the talk (none when memory is off).
+    public var memories: [Recollection] = []
 
     public init(language: Language, persona: Persona, entry: Entry, history: [Message],
                 existingTags: [String] = [], images: [Data] = [], digest: String? = nil) {

@@ -82,8 +82,8 @@ extension Phrase {
         "Using the offline companion (no network). To have the companion look at your photos, set up a model provider (see THE COMPANION in man diary).")
 
     package static func consentQuestion(provider: String, host: String) -> Phrase {
-        Phrase("要把照片、文字和對話送到 \(provider)（\(host)），讓 InnerBloom 夥伴回覆嗎？只需同意一次。[y/N] ",
-            "Send your photos, words and conversation to \(provider) (\(host)) so the InnerBloom companion can answer? You'll only be asked once. [y/N] ")
+        Phrase("要把照片、文字、對話和相關的舊日記片段送到 \(provider)（\(host)），讓 InnerBloom 夥伴回覆嗎？只需同意一次。[y/N] ",
+            "Send your photos, words, conversation and bits of related earlier pages to \(provider) (\(host)) so the InnerBloom companion can answer? You'll only be asked once. [y/N] ")
     }
 
     package static func consentNeeded(provider: String) -> Phrase {

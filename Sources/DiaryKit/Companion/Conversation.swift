@@ -41,6 +41,16 @@ public struct Condensing: Sendable {
     }
 }
 
+/// How much of the earlier pages goes with a turn (`[memory] scope`).
+public enum MemoryScope: String, Sendable, CaseIterable {
+    /// None: every talk starts from this moment alone.
+    case off
+    /// Their days and titles only: no page text leaves the machine.
+    case titles
+    /// Days, titles and the start of each page.
+    case pages
+}
+
 /// One entry's conversation: opening it, each turn, retrying, and writing the page.
 ///
 /// The person's words are always committed before the companion is asked, so a failure
@@ -54,6 +64,8 @@ public struct Conversation: Sendable {
     public let textLimit: Int
     public var limits = UsageLimits()
     public var condensing = Condensing()
+    /// Which earlier pages the companion is given in the talk.
+    public var memory = MemoryScope.pages
     /// Where the weather of a moment comes from; nil leaves weather out.
     public var weather: (any WeatherSource)?
     /// Pictures of an entry's media for analysis (a downscaled photo, video keyframes).
@@ -89,8 +101,9 @@ public struct Conversation: Sendable {
                 result.notices.append(.analysisDeferred)
             }
         }
+        let greetingRequest = remembering(request(entry, persona: persona), said: [])
         let (greeting, by) = try await ask(providers, notices: &result.notices) { provider in
-            try await provider.greet(request(entry, persona: persona), onText: onText)
+            try await provider.greet(greetingRequest, onText: onText)
         }
         if let opening = try store.appendOpening(entryId: entryId, text: greeting, persona: persona.id, provider: by) {
             result.messages.append(opening)
@@ -234,7 +247,8 @@ public struct Conversation: Sendable {
     private func answer(entryId: String, persona: Persona, notices: inout [Phrase],
                         onText: @Sendable (String) -> Void) async throws -> Message {
         let entry = try store.entry(id: entryId, includeMessages: true)
-        let request = try await condensed(entry, persona: persona, notices: &notices)
+        let said = (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text)
+        let request = remembering(try await condensed(entry, persona: persona, notices: &notices), said: said)
         let reply: String
         let by: String
         do {
@@ -314,6 +328,17 @@ public struct Conversation: Sendable {
             if Task.isCancelled { throw CompanionError.cancelled }
         }
         throw lastError
+    }
+
+    /// The request with the earlier pages related to the moment and to what the person has
+    /// said lately; a recall that fails only leaves them out.
+    func remembering(_ request: CompanionRequest, said: [String]) -> CompanionRequest {
+        guard memory != .off else { return request }
+        var request = request
+        var memories = (try? Recall(store: store).recollections(for: Recall.Moment(request.entry, said: said))) ?? []
+        if memory == .titles { for index in memories.indices { memories[index].excerpt = nil } }
+        request.memories = memories
+        return request
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {

@@ -78,6 +78,7 @@ public struct OfflineCompanion: ChatProvider {
         if let note = entry.note, let echo = Self.echo(note) {
             parts.append(english ? "You wrote “\(echo)”." : "你寫下「\(echo)」。")
         }
+        if let memory = request.memories.first, let line = Self.remembered(memory, english: english) { parts.append(line) }
         parts.append(Voice(persona: request.persona, language: request.language).opening)
         let text = parts.joined(separator: english ? " " : "")
         onText(text)
@@ -159,6 +160,18 @@ public struct OfflineCompanion: ChatProvider {
     // MARK: - Text helpers
 
     /// The first clause of what was said, trimmed to something short enough to repeat back.
+    /// One sentence naming the day and title of an earlier page; nil for an untitled one.
+    static func remembered(_ memory: Recollection, english: Bool) -> String? {
+        guard let title = memory.title, !title.isEmpty else { return nil }
+        let parts = memory.day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        if english {
+            let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+            return "On \(months[(parts[1] - 1) % 12]) \(parts[2]), \(parts[0]) you wrote “\(title)”."
+        }
+        return "你在 \(parts[0]) 年 \(parts[1]) 月 \(parts[2]) 日也寫過〈\(title)〉。"
+    }
+
     package static func echo(_ text: String) -> String? {
         firstClause(text).map { String($0.prefix(24)) }
     }

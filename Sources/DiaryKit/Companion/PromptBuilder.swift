@@ -22,6 +22,10 @@ package struct PromptBook: Sendable {
 struct PromptLabels: Sendable {
     let time, place, weather, media, analysis, note, transcript, digest, tags, noImage: String
     let photo, video, textOnly: String
+    /// The heading of the earlier pages and the rule for bringing one up.
+    let memory, memoryRule: String
+    /// How a page from this day of an earlier year is marked.
+    let sameDay: String
 }
 
 /// The chat messages (OpenAI wire format) for each step of a conversation: instructions,
@@ -120,6 +124,29 @@ package struct PromptBuilder {
         if let note = entry.note { lines.append("[\(labels.note)] \(note)") }
         if let transcript = entry.transcript { lines.append("[\(labels.transcript)] \(transcript)") }
         if includeAnalysis, let digest = request.digest { lines.append("[\(labels.digest)] \(digest)") }
+        if !request.memories.isEmpty { lines.append(memoryBlock()) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// At most this many tokens of earlier pages go with a turn, whatever their number.
+    static let memoryBudget = 400
+
+    /// The earlier pages the companion may bring up, one line each within the budget:
+    /// day, title, the start of the page (unless only titles may leave), short id.
+    func memoryBlock() -> String {
+        let labels = book.labels
+        var lines = ["[\(labels.memory)] \(labels.memoryRule)"]
+        var spent = TokenEstimate.of([message("system", lines[0])])
+        for memory in request.memories {
+            var line = "- \(memory.day)" + (memory.sameDay ? " (\(labels.sameDay))" : "")
+            if let title = memory.title { line += " 〈\(title)〉" }
+            if let excerpt = memory.excerpt { line += " \(excerpt)" }
+            line += " (\(memory.entryId.prefix(8)))"
+            let cost = TokenEstimate.of([message("system", line)])
+            guard spent + cost <= Self.memoryBudget else { break }
+            spent += cost
+            lines.append(line)
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -12,6 +12,15 @@ extension Phrase {
 
     package static let noHistory = Phrase("這篇日記沒有更早的版本", "This page has no earlier versions.")
 
+    package static let nothingRelated = Phrase("沒有和這篇相關的更早日記", "No earlier pages relate to this one.")
+
+    /// Why an earlier page was recalled: the words both share, or the day.
+    package static func recalledBecause(_ recollection: Recollection) -> Phrase {
+        if recollection.sameDay { return Phrase("↳ 往年的今天", "↳ this day in an earlier year") }
+        return Phrase("↳ 共同的字詞：" + recollection.matched.joined(separator: "、"),
+                      "↳ shared words: " + recollection.matched.joined(separator: ", "))
+    }
+
     static let emptyTrash = Phrase("回收桶是空的", "The trash is empty.")
 
     package static func badDate(text: String) -> Phrase {

@@ -29,6 +29,8 @@ public struct Config: Sendable, Equatable {
     public var weather = WeatherSettings()
     /// `[trash] keep_days`: how long a deleted page can be brought back before it is purged.
     public var trashKeepDays: Int = 30
+    /// `[memory] scope`: which earlier pages go with a talk: `off`, `titles` or `pages`.
+    public var memoryScope = "pages"
 
     public init() {}
 
@@ -75,6 +77,10 @@ public struct Config: Sendable, Equatable {
             }
         }
         if let trash = try root.section("trash"), let days = try trash.positive("keep_days") { config.trashKeepDays = days }
+        if let memory = try root.section("memory"), let scope = try memory.string("scope") {
+            guard ["off", "titles", "pages"].contains(scope) else { throw .invalid("\(origin): [memory] scope = \"\(scope)\" (off, titles, pages)") }
+            config.memoryScope = scope
+        }
         if let weather = try root.section("weather") {
             config.weather.enabled = try weather.bool("enabled")
             if let url = try weather.string("base_url") { config.weather.baseURL = url }

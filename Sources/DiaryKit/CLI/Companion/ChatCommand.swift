@@ -43,6 +43,9 @@ package struct ChatCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
     var provider: String?
 
+    @Flag(name: .customLong("no-memory"), help: "Give the companion no earlier pages this time ([memory] scope in the config for always).")
+    var noMemory = false
+
     @Flag(name: .long, help: "List the companions: name, label, description and a sample reply.")
     var personas = false
 
@@ -63,7 +66,7 @@ package struct ChatCommand: DiaryCommand {
         let entry = try store.entry(id: entryId)
         let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
         if chosen.id != entry.persona { try store.setPersona(entryId: entryId, persona: chosen.id) }
-        let conversation = try context.conversation(store, providerFlag: provider)
+        let conversation = try context.conversation(store, providerFlag: provider, memory: !noMemory)
 
         if modes == 0 && context.stdinIsTerminal && context.stdoutIsTerminal && !global.json {
             var chat = InteractiveChat(context: context, store: store, conversation: conversation,

@@ -7,7 +7,7 @@ extension CommandContext {
     /// The conversation for a command that talks with the companion: providers resolved
     /// (flag, cached server choice, config, environment, failover), the person's consent
     /// before anything leaves the machine, and the notices that go with it.
-    func conversation(_ store: DiaryStore, providerFlag: String? = nil) throws -> Conversation {
+    func conversation(_ store: DiaryStore, providerFlag: String? = nil, memory: Bool = true) throws -> Conversation {
         let log = verbose ? RequestLog { Output.standardError("· " + $0) } : .silent
         let lineup = try CompanionLineup.resolve(
             config: config, environment: environment, flag: providerFlag,
@@ -21,6 +21,7 @@ extension CommandContext {
         let providers = try consented(lineup.providers, store: store)
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
+        conversation.memory = memory ? MemoryScope(rawValue: config.memoryScope) ?? .pages : .off
         if config.weather.enabled ?? providers.contains(where: \.isRemote) {
             // A slow weather service must not hold up the greeting for long.
             conversation.weather = WeatherService(settings: config.weather, timeout: min(config.companion.timeoutSeconds, 8), log: log)

@@ -77,6 +77,9 @@ package struct FindCommand: DiaryCommand {
     @Flag(name: .long, help: "Include each entry's chat messages.")
     var full = false
 
+    @Option(name: .long, help: ArgumentHelp("The earlier pages the companion would recall for this entry, and the words they share.", valueName: "id"))
+    var related: String?
+
     @Flag(name: .long, help: "With --show: every earlier version of the page, newest first.")
     var history = false
 
@@ -109,6 +112,7 @@ package struct FindCommand: DiaryCommand {
         if trash && !keywords.isEmpty { throw InputError.usage(.badOption(detail: "--trash " + keywords.joined(separator: " "))) }
         let store = try context.openStore()
         if let show { return try history ? showHistory(show, context: context, store: store) : showEntry(show, context: context, store: store) }
+        if let related { return try showRelated(related, context: context, store: store) }
         let finder = Finder(store: store)
         if tags { return try listTags(finder, context: context) }
 
@@ -191,6 +195,34 @@ package struct FindCommand: DiaryCommand {
             try Output.json(Rendering.entryJSON(entry, paths: context.paths))
         } else {
             try Output.line(Rendering.entryPage(entry, language: context.language, paths: context.paths))
+        }
+    }
+
+    private func showRelated(_ reference: String, context: CommandContext, store: DiaryStore) throws {
+        let entry: Entry
+        do {
+            entry = try store.entry(id: try store.resolve(reference: reference), includeMessages: true)
+        } catch StoreError.entryNotFound {
+            context.say(.entryNotFound(reference: reference))
+            throw ExitCode(ExitStatus.nothingFound)
+        }
+        let said = (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text)
+        let recalled = try Recall(store: store, limit: limit ?? 3).recollections(for: Recall.Moment(entry, said: said))
+        for recollection in recalled {
+            let page = try store.entry(id: recollection.entryId)
+            if context.json {
+                try Output.json(Rendering.entryJSON(page, paths: context.paths, adding: [("related", .object([
+                    ("matched", .array(recollection.matched.map(JSON.string))), ("same_day", .bool(recollection.sameDay)),
+                    ("score", .double((recollection.score * 1000).rounded() / 1000)),
+                ]))]))
+            } else {
+                try Output.line(Rendering.entryRow(page, language: context.language,
+                                                   snippet: Phrase.recalledBecause(recollection).text(context.language)))
+            }
+        }
+        if recalled.isEmpty {
+            context.say(.nothingRelated)
+            throw ExitCode(ExitStatus.nothingFound)
         }
     }
 

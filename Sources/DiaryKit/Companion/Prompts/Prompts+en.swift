@@ -45,5 +45,8 @@ extension PromptBook {
             time: "Time", place: "Place", weather: "Weather", media: "Media", analysis: "What the picture shows",
             note: "What they wrote", transcript: "Their voice memo", digest: "Summary of the earlier conversation",
             tags: "Their existing tags", noImage: "(No picture is attached this time; describe from the words and context.)",
-            photo: "a photo", video: "a video (a few frames attached)", textOnly: "no photo or video, only words"))
+            photo: "a photo", video: "a video (a few frames attached)", textOnly: "no photo or video, only words",
+            memory: "Pages they wrote before",
+            memoryRule: "Bring one up only when it truly fits, naturally (say which day and what they wrote), the way a friend remembers; never list them, and not every time.",
+            sameDay: "this day in an earlier year"))
 }

@@ -45,5 +45,8 @@ extension PromptBook {
             time: "時間", place: "地點", weather: "天氣", media: "媒體", analysis: "畫面描述",
             note: "對方寫的話", transcript: "對方的語音", digest: "先前聊天的摘要",
             tags: "對方已有的標籤", noImage: "（這次沒有附上畫面，請根據文字和情境描述。）",
-            photo: "一張照片", video: "一段影片（附上幾個畫面）", textOnly: "沒有照片或影片，只有文字"))
+            photo: "一張照片", video: "一段影片（附上幾個畫面）", textOnly: "沒有照片或影片，只有文字",
+            memory: "對方以前寫過的日記",
+            memoryRule: "只在真的貼切時自然地提起其中一篇（說出是哪一天、寫了什麼），像朋友記得一樣；不要列出它們，也不要每次都提。",
+            sameDay: "往年的今天"))
 }

@@ -1,0 +1,62 @@
+// What recall costs (issue 15): in process, the time Recall adds to a turn (median and p95
+// over pages spread through the diary), and whole process, `diary-find --related ID`.
+// Usage: recall-bench DIARY_HOME BIN_DIR [PAGES]
+import DiaryKit
+import Foundation
+
+let home = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "bench/out/search-100000/home"
+let binaries = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : ".build/release"
+let pages = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 50 : 50
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+func report(_ name: String, _ seconds: [Double]) {
+    let ms = seconds.map { $0 * 1000 }
+    print(name.padding(toLength: 44, withPad: " ", startingAt: 0)
+          + String(format: " median %6.2f ms  p95 %6.2f ms  (n=%d)", percentile(ms, 0.5), percentile(ms, 0.95), ms.count))
+}
+
+let store = try DiaryStore.open(DiaryPaths(homeFlag: home, environment: [:]))
+let total = try store.liveEntryCount()
+// Pages spread through the diary, newest to oldest, one every total/pages.
+var request = FindRequest()
+request.statuses = [.saved]
+var ids: [String] = []
+var seen = 0
+let step = max(1, total / pages)
+_ = try Finder(store: store).forEachHit(request, pageSize: 2000) { hit, _ in
+    if seen % step == 0 && ids.count < pages { ids.append(hit.entry.id) }
+    seen += 1
+}
+print("diary: \(total) live entries; \(ids.count) pages asked about")
+
+let recall = Recall(store: store)
+var inProcess: [Double] = []
+var picked = 0
+for (index, id) in ids.enumerated() {
+    let entry = try store.entry(id: id, includeMessages: true)
+    let moment = Recall.Moment(entry, said: (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text))
+    let started = DispatchTime.now().uptimeNanoseconds
+    let found = try recall.recollections(for: moment)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    if index >= 3 { inProcess.append(elapsed) }  // the first few warm the page cache
+    picked += found.count
+}
+report("recall in process (added to a turn)", inProcess)
+print(String(format: "pages recalled per question: %.2f", Double(picked) / Double(max(1, ids.count))))
+
+var whole: [Double] = []
+for id in ids.prefix(20) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binaries).appendingPathComponent("diary-find")
+    process.arguments = ["--home", home, "--related", id, "--json"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let started = DispatchTime.now().uptimeNanoseconds
+    try process.run()
+    process.waitUntilExit()
+    whole.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+}
+report("diary-find --related ID --json (whole process)", whole)
