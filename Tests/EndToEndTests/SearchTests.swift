@@ -55,6 +55,21 @@ struct SearchTests {
         #expect(unknown.status == 1 && unknown.stdout.isEmpty)
     }
 
+    @Test("--trend: JSON Lines of kind trend when piped, a chart with --text and no colour off a terminal")
+    func trend() throws {
+        let (sandbox, _) = try diary()
+        let piped = try sandbox.run("diary-find", ["--trend", "--on", "2025-11"])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.lines.map { $0["period"] as? String } == ["2025-11"] && piped.lines.allSatisfy { $0["kind"] as? String == "trend" })
+        let feelings = try #require(piped.lines.first?["feelings"] as? [String: Int])
+        #expect(feelings["開心"] == 1, "今天去海邊散步，很開心, tagged by the offline companion: \(feelings)")
+        let chart = try sandbox.run("diary-find", ["--trend", "--by", "week", "--text"])
+        #expect(chart.status == 0 && chart.stdout.contains("█") && chart.stdout.contains("開心 1") && !chart.stdout.contains("\u{1B}["))
+        #expect(try sandbox.run("diary-find", ["--trend", "--by", "year"]).status == 64)
+        let none = try sandbox.run("diary-find", ["--trend", "--tag", "沒有這個"])
+        #expect(none.status == 1 && none.stdout.isEmpty)
+    }
+
     @Test("paging by cursor visits every page once, in text and in JSON")
     func paging() throws {
         let (sandbox, ids) = try diary()

@@ -155,6 +155,46 @@ package enum Rendering {
         return lines.joined(separator: "\n")
     }
 
+    /// Feelings over time, a line per period: its label, a bar of Unicode blocks as long as
+    /// its pages with feelings (40 columns for the most), and the count of each feeling.
+    /// With `color`, each feeling has its own colour in the bar; without, the list tells them apart.
+    package static func trendChart(_ points: [TrendPoint], color: Bool) -> String {
+        let most = max(1, points.map(\.total).max() ?? 1)
+        let width = 40.0
+        let label = points.map(\.period.count).max() ?? 7
+        // The feelings in order of their whole count: the most common gets the first colour.
+        var totals: [String: Int] = [:]
+        for point in points { for (feeling, count) in point.feelings { totals[feeling, default: 0] += count } }
+        let order = totals.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
+        let palette = ["33", "36", "35", "32", "31", "34", "93", "96", "95", "92"]
+        func paint(_ feeling: String) -> String { "\u{1B}[\(palette[(order.firstIndex(of: feeling) ?? 0) % palette.count])m" }
+        var lines: [String] = []
+        if color { lines.append(String(repeating: " ", count: label + 2) + order.map { paint($0) + "█\u{1B}[0m " + $0 }.joined(separator: "  ")) }
+        for point in points {
+            var bar = ""
+            var drawn = 0.0
+            for (feeling, count) in point.feelings {
+                let cells = Double(count) / Double(most) * width
+                let piece = blocks(from: drawn, to: drawn + cells)
+                bar += color ? paint(feeling) + piece + "\u{1B}[0m" : piece
+                drawn += cells
+            }
+            let padding = String(repeating: " ", count: max(0, Int(width.rounded(.up)) - Int(drawn.rounded(.up))))
+            let counts = point.feelings.map { "\($0.feeling) \($0.count)" }.joined(separator: " · ")
+            let line = point.period.padding(toLength: label, withPad: " ", startingAt: 0) + "  " + bar + padding + "  " + counts
+            lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Blocks covering columns `start..<end` of a bar, eighths at the end.
+    private static func blocks(from start: Double, to end: Double) -> String {
+        let eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+        let whole = Int(end) - Int(start.rounded(.up))
+        let rest = Int(((end - end.rounded(.down)) * 8).rounded())
+        return String(repeating: "█", count: max(0, whole)) + (rest > 0 && rest < 8 ? eighths[rest] : (rest == 8 ? "█" : ""))
+    }
+
     /// The matched passage on one line, matches coloured when `color`.
     package static func snippetText(_ snippet: String, color: Bool) -> String {
         let flat = snippet.replacingOccurrences(of: "\n", with: " ")

@@ -74,3 +74,15 @@ enum Lexicon {
         }
     }
 }
+
+extension Lexicon {
+    /// The feeling a tag names, in the given language (`快樂` and `happy` are both 開心);
+    /// nil for a tag that is no feeling.
+    static func feeling(ofTag tag: String, language: Language) -> String? {
+        let name = tag.lowercased()
+        let topic = emotions.first { topic in
+            topic.tag.zh == name || topic.tag.en == name || topic.zh.contains(name) || topic.en.contains(name)
+        }
+        return topic?.tag(language)
+    }
+}

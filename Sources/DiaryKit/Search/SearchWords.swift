@@ -12,6 +12,8 @@ extension Phrase {
 
     package static let noHistory = Phrase("這篇日記沒有更早的版本", "This page has no earlier versions.")
 
+    package static let noFeelings = Phrase("這段時間的日記還沒有心情標籤", "No pages in this time carry a feeling tag yet.")
+
     package static let nothingRelated = Phrase("沒有和這篇相關的更早日記", "No earlier pages relate to this one.")
 
     /// Why an earlier page was recalled: the words both share, or the day.

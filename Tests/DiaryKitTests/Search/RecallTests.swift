@@ -1,3 +1,4 @@
+@testable import DiaryCLI
 @testable import DiaryKit
 import FakeServers
 import Foundation
@@ -128,5 +129,58 @@ import Testing
         #expect(again.messages.first?.text.contains("也寫過") == false)
         #expect(OfflineCompanion.remembered(Recollection(entryId: "a", title: "Sea", day: "2026-10-03", excerpt: nil, matched: [],
                                                          sameDay: false, score: 1), english: true) == "On October 3, 2026 you wrote “Sea”.")
+    }
+}
+
+/// Feelings over time: the counts per period equal a direct count of the pages, synonyms
+/// of a feeling count as it, other tags and hidden pages do not, and empty periods stay.
+@Suite struct TrendTests {
+    @Test func countsPerPeriodEqualADirectCount() throws {
+        let diary = try TestDiary()
+        let pages: [(String, [String])] = [
+            ("2026-09-03 10:00", ["開心", "工作"]), ("2026-09-20 10:00", ["快樂", "朋友"]), ("2026-09-21 10:00", ["焦慮"]),
+            ("2026-11-02 10:00", ["happy", "放鬆"]), ("2026-11-10 10:00", ["旅行"]), ("2026-11-11 10:00", ["開心"]),
+        ]
+        var ids: [String] = []
+        for (at, tags) in pages { ids.append(try diary.page("p", tags: tags, at: moment(at))) }
+        _ = try diary.store.trash(ids: [ids[5]])
+        let finder = Finder(store: diary.store)
+        let months = try finder.trend(by: .month, FindRequest(), language: .zhHant)
+        #expect(months.map(\.period) == ["2026-09", "2026-10", "2026-11"], "October has none and is still there")
+        #expect(months[0].feelings.map(\.feeling) == ["開心", "焦慮"] && months[0].feelings.map(\.count) == [2, 1], "快樂 is 開心")
+        #expect(months[1].total == 0 && months[2].feelings.map(\.feeling) == ["放鬆", "開心"], "the trashed page is not counted")
+        #expect(months[0].from == "2026-09-01" && months[0].to == "2026-09-30" && months[2].to == "2026-11-30")
+
+        // The same as counting the pages directly, period by period.
+        for point in months {
+            var direct = FindRequest()
+            direct.from = point.from
+            direct.to = point.to
+            let found = try finder.find(direct).hits.map(\.hit.entry)
+            let expected = found.flatMap { $0.tags.compactMap { Lexicon.feeling(ofTag: $0, language: .zhHant) } }.count
+            #expect(point.total == expected, "\(point.period)")
+        }
+
+        var work = FindRequest()
+        work.tags = ["工作"]
+        #expect(try finder.trend(by: .month, work, language: .zhHant).map(\.total) == [1])
+        let weeks = try finder.trend(by: .week, FindRequest(), language: .en)
+        #expect(weeks.first?.period == "2026-W36" && weeks.first?.from == "2026-08-31" && weeks.first?.feelings.first?.feeling == "happy")
+        #expect(weeks.count == 10 && weeks.reduce(0) { $0 + $1.total } == 5)
+        #expect(try finder.trend(by: .day, FindRequest(), language: .en).count == 61, "3 September to 2 November, the last feeling")
+    }
+
+    @Test func theChartIsBlocksAndColourOnlyWhenAsked() {
+        let points = [TrendPoint(period: "2026-09", from: "2026-09-01", to: "2026-09-30", feelings: [("開心", 2), ("焦慮", 1)]),
+                      TrendPoint(period: "2026-10", from: "2026-10-01", to: "2026-10-31", feelings: [])]
+        let plain = Rendering.trendChart(points, color: false)
+        let lines = plain.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[1] == "2026-10", "an empty period keeps its line")
+        #expect(lines[0].hasPrefix("2026-09  ") && lines[0].hasSuffix("  開心 2 · 焦慮 1"))
+        let bar = lines[0].dropFirst(9).dropLast("  開心 2 · 焦慮 1".count)
+        #expect(bar.count == 40 && bar.allSatisfy { "█▏▎▍▌▋▊▉".contains($0) }, "the fullest period fills 40 columns: \(bar)")
+        #expect(!plain.contains("\u{1B}"))
+        let colored = Rendering.trendChart(points, color: true)
+        #expect(colored.contains("\u{1B}[33m█\u{1B}[0m 開心") && colored.contains("\u{1B}[36m"))
     }
 }

@@ -77,6 +77,12 @@ package struct FindCommand: DiaryCommand {
     @Flag(name: .long, help: "Include each entry's chat messages.")
     var full = false
 
+    @Flag(name: .long, help: "Feelings over time: the pages per feeling tag in each period (a chart on a terminal).")
+    var trend = false
+
+    @Option(name: .long, help: ArgumentHelp("With --trend: day, week or month (default month).", valueName: "period"))
+    var by: String?
+
     @Option(name: .long, help: ArgumentHelp("The earlier pages the companion would recall for this entry, and the words they share.", valueName: "id"))
     var related: String?
 
@@ -108,6 +114,11 @@ package struct FindCommand: DiaryCommand {
         }
         guard ["auto", "always", "never"].contains(color) else { throw InputError.usage(.badOption(detail: "--color \(color)")) }
         if history && show == nil { throw InputError.usage(.badOption(detail: "--history (with --show ID)")) }
+        if by != nil && !trend { throw InputError.usage(.badOption(detail: "--by (with --trend)")) }
+        let period = try by.map { text -> TrendPeriod in
+            guard let value = TrendPeriod(rawValue: text) else { throw InputError.usage(.badOption(detail: "--by \(text)")) }
+            return value
+        } ?? .month
         // Pages in the trash have left the word index; they are listed, not searched.
         if trash && !keywords.isEmpty { throw InputError.usage(.badOption(detail: "--trash " + keywords.joined(separator: " "))) }
         let store = try context.openStore()
@@ -139,6 +150,7 @@ package struct FindCommand: DiaryCommand {
         request.limit = limit ?? (context.json ? nil : 20)
         request.includeMessages = full
         if calendar { return try drawCalendar(finder, month: month, request: request, context: context) }
+        if trend { return try drawTrend(finder, period: period, request: request, context: context) }
         if count {
             let total = try finder.count(request)
             try Output.line(String(total))
@@ -169,6 +181,25 @@ package struct FindCommand: DiaryCommand {
         if !found { throw ExitCode(ExitStatus.nothingFound) }
         if !context.json, last.more, let cursor = last.hits.last?.cursor {
             context.say(.moreResults(cursor: cursor))
+        }
+    }
+
+    private func drawTrend(_ finder: Finder, period: TrendPeriod, request: FindRequest, context: CommandContext) throws {
+        let points = try finder.trend(by: period, request, language: context.language)
+        if context.json {
+            for point in points {
+                try Output.json(.object([
+                    ("kind", .string("trend")), ("period", .string(point.period)), ("from", .string(point.from)), ("to", .string(point.to)),
+                    ("feelings", .object(point.feelings.map { ($0.feeling, .int(Int64($0.count))) })), ("total", .int(Int64(point.total))),
+                ]))
+            }
+        } else if !points.isEmpty {
+            let colored = context.stdoutIsTerminal && context.environment["NO_COLOR"] == nil
+            try Output.line(Rendering.trendChart(points, color: colored))
+        }
+        if points.allSatisfy({ $0.total == 0 }) {
+            context.say(.noFeelings)
+            throw ExitCode(ExitStatus.nothingFound)
         }
     }
 
