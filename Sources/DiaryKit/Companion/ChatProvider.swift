@@ -16,6 +16,8 @@ public struct CompanionRequest: Sendable {
     public var digest: String?
     /// Earlier pages the companion may bring up in the talk (none when memory is off).
     public var memories: [Recollection] = []
+    /// What the person asked the companion to remember (`memory.md`, trimmed to its limit).
+    public var notes: String?
 
     public init(language: Language, persona: Persona, entry: Entry, history: [Message],
                 existingTags: [String] = [], images: [Data] = [], digest: String? = nil) {
@@ -34,6 +36,9 @@ public struct Page: Sendable, Equatable {
     public var title: String
     public var summary: String
     public var tags: [String]
+    /// Lines the companion suggests adding to memory.md (new people, pets, places, threads);
+    /// printed for the person, never written by it.
+    public var memorySuggestions: [String] = []
 
     public init(title: String, summary: String, tags: [String]) {
         self.title = title
@@ -54,7 +59,9 @@ public struct Page: Sendable, Equatable {
         let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
         let summary = self.summary.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty, !summary.isEmpty, tagCount.contains(tags.count) else { return nil }
-        return Page(title: title, summary: summary, tags: tags)
+        var page = Page(title: title, summary: summary, tags: tags)
+        page.memorySuggestions = memorySuggestions
+        return page
     }
 }
 

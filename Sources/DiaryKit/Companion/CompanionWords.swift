@@ -105,6 +105,9 @@ extension Phrase {
 
     static let usageUnknown = Phrase("目前無法確認用量，請稍後再試", "Can't check your usage right now. Please try again later.")
 
+    package static let memorySuggested = Phrase("可以考慮記進 memory.md 的事（diary-chat --memory-file 打開它）：",
+        "Worth adding to memory.md (diary-chat --memory-file opens it):")
+
     static func tokensUsedUp(limit: Int) -> Phrase {
         Phrase("今天連線夥伴的用量到了上限（每天 \(limit) 個 token），今天先由離線夥伴陪你，明天就恢復。",
             "Today's online companion usage is used up (\(limit) tokens a day); the offline companion keeps you company until tomorrow.")

@@ -66,6 +66,8 @@ public struct Conversation: Sendable {
     public var condensing = Condensing()
     /// Which earlier pages the companion is given in the talk.
     public var memory = MemoryScope.pages
+    /// What the person asked the companion to remember (memory.md), as it goes in a prompt.
+    public var notes: String?
     /// Where the weather of a moment comes from; nil leaves weather out.
     public var weather: (any WeatherSource)?
     /// Pictures of an entry's media for analysis (a downscaled photo, video keyframes).
@@ -183,7 +185,10 @@ public struct Conversation: Sendable {
     }
 
     /// Writes the page and tags; on failure the chat is kept and the entry is `summary_failed`.
-    public func writePage(entryId: String, persona: Persona, usageDay: String) async throws -> (Entry, [Phrase]) {
+    /// Returns the saved entry, what to tell the person, and the lines the companion suggests
+    /// adding to memory.md.
+    public func writePage(entryId: String, persona: Persona, usageDay: String) async throws
+        -> (entry: Entry, notices: [Phrase], memorySuggestions: [String]) {
         if let limit = limits.pagesPerDay {
             let written: Int
             do { written = try store.pagesWritten(on: usageDay) } catch { throw CompanionError.usageUnknown }
@@ -209,7 +214,7 @@ public struct Conversation: Sendable {
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
                            persona: persona.id, provider: by, usageDay: usageDay)
-        return (try store.entry(id: entryId), notices)
+        return (try store.entry(id: entryId), notices, page.memorySuggestions)
     }
 
     /// The request for the next reply or page, condensing the talk first when it has grown
@@ -342,7 +347,9 @@ public struct Conversation: Sendable {
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {
-        CompanionRequest(language: language, persona: persona, entry: entry, history: entry.messages ?? [], digest: entry.digest)
+        var request = CompanionRequest(language: language, persona: persona, entry: entry, history: entry.messages ?? [], digest: entry.digest)
+        request.notes = memory == .off ? nil : notes
+        return request
     }
 }
 

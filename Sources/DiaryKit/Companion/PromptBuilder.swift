@@ -26,6 +26,8 @@ struct PromptLabels: Sendable {
     let memory, memoryRule: String
     /// How a page from this day of an earlier year is marked.
     let sameDay: String
+    /// The heading of memory.md's text.
+    let notes: String
 }
 
 /// The chat messages (OpenAI wire format) for each step of a conversation: instructions,
@@ -124,6 +126,7 @@ package struct PromptBuilder {
         if let note = entry.note { lines.append("[\(labels.note)] \(note)") }
         if let transcript = entry.transcript { lines.append("[\(labels.transcript)] \(transcript)") }
         if includeAnalysis, let digest = request.digest { lines.append("[\(labels.digest)] \(digest)") }
+        if includeAnalysis, let notes = request.notes { lines.append("[\(labels.notes)]\n\(notes)") }
         if !request.memories.isEmpty { lines.append(memoryBlock()) }
         return lines.joined(separator: "\n")
     }

@@ -264,8 +264,11 @@ enum PageReader {
                     ("summary", .object([("type", .string("string"))])),
                     ("tags", .object([("type", .string("array")), ("items", .object([("type", .string("string"))])),
                                       ("minItems", .int(3)), ("maxItems", .int(8))])),
+                    ("memory_suggestions", .object([("type", .string("array")), ("items", .object([("type", .string("string"))])),
+                                                    ("maxItems", .int(3))])),
                 ])),
-                ("required", .array([.string("title"), .string("summary"), .string("tags")])),
+                // Strict schemas need every property listed; an empty array says "nothing to suggest".
+                ("required", .array([.string("title"), .string("summary"), .string("tags"), .string("memory_suggestions")])),
                 ("additionalProperties", .bool(false)),
             ])),
         ])),
@@ -289,9 +292,12 @@ enum PageReader {
         }
         // Dropping extra tags loses nothing the person said; too few cannot be made up.
         tags = Array(Page(title: title, summary: summary, tags: tags).normalizedTags.prefix(8))
-        guard let page = Page(title: title, summary: summary, tags: tags).validated() else {
+        guard var page = Page(title: title, summary: summary, tags: tags).validated() else {
             return .failure(Problem(reason: "needs a title, a summary and 3 to 8 tags (got \(tags.count))"))
         }
+        // Suggestions are a nicety: whatever is not a short line of text is dropped, not repaired.
+        page.memorySuggestions = (json["memory_suggestions"]?.arrayValue ?? []).compactMap(\.stringValue)
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty && $0.count <= 200 }.prefix(3).map { $0 }
         return .success(page)
     }
 }

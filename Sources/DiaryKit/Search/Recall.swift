@@ -90,27 +90,32 @@ public struct Recall: Sendable {
             }
         }
         guard !weights.isEmpty, let total = try reader.integer("SELECT live FROM entry_total"), total > 1 else { return [] }
-        // One lookup a term: the vocabulary table answers `term = ?` from the index's own b-tree.
-        let found = try weights.keys.map { term in
-            (term, try reader.integer("SELECT doc FROM entry_vocabulary WHERE term = ?", [.text(term)]) ?? 0)
-        }
         // A word on most pages says nothing about this one (今天, the); it is left out, which
-        // also keeps the lists the index walks short.
-        // In a small diary a third of the pages is common; in a big one, a hundredth.
+        // also keeps the lists the index walks short. In a small diary a third of the pages
+        // is common; in a big one, a hundredth. Each term's pages are counted only up to
+        // that (the vocabulary table would read a common word's whole list to count it).
         let common = max(2, total / 100, min(total / 3, 50))
+        let found = try weights.keys.map { term in
+            (term, try reader.integer("SELECT count(*) FROM (SELECT 1 FROM entry_fts WHERE entry_fts MATCH ? LIMIT ?)",
+                                      [.text(quoted(term)), .integer(Int64(common + 1))]) ?? 0)
+        }
         // A word found once is found only in the moment itself (its words are in the index too).
         let idf = Dictionary(found.filter { $0.1 > 1 && $0.1 <= common }.map { ($0.0, log(1 + Double(total) / Double($0.1))) },
                              uniquingKeysWith: max)
         let terms = idf.keys.sorted { (weights[$0]! * idf[$0]!, $0) > (weights[$1]! * idf[$1]!, $1) }.prefix(maxTerms)
         guard !terms.isEmpty else { return [] }
 
-        let match = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
+        let match = terms.map(quoted).joined(separator: " OR ")
         // Columns: title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place.
+        // Ranked in the index alone; only the best few rows of the (large) entry table are read.
         let ranked = try reader.entries("""
-            SELECT \(QueryReader.entryColumns) FROM entry_fts CROSS JOIN entry e ON e.moment_key = entry_fts.rowid
-            WHERE entry_fts MATCH ? AND entry_fts.rowid < ? AND e.id != ? AND e.status = 'saved'
-            ORDER BY bm25(entry_fts, 3, 2, 2, 2, 3, 2, 0.5, 0.5, 3) LIMIT ?
-            """, [.text(match), .integer(before), .text(moment.entryId), .integer(Int64(candidates))], includeMessages: false)
+            SELECT \(QueryReader.entryColumns) FROM (
+                SELECT rowid AS key, bm25(entry_fts, 3, 2, 2, 2, 3, 2, 0.5, 0.5, 3) AS score FROM entry_fts
+                WHERE entry_fts MATCH ? AND rowid < ? ORDER BY score LIMIT ?
+            ) best CROSS JOIN entry e ON e.moment_key = best.key
+            WHERE e.id != ? AND e.status = 'saved' ORDER BY best.score
+            """, [.text(match), .integer(before), .integer(Int64(candidates * 2)), .text(moment.entryId)], includeMessages: false)
+            .prefix(candidates)
 
         var picks: [Recollection] = []
         for candidate in ranked {
@@ -133,6 +138,9 @@ public struct Recall: Sendable {
         }
         return Array(picks.sorted { ($0.score, $0.day) > ($1.score, $1.day) }.prefix(limit))
     }
+
+    /// A term as an FTS5 string: it matches that token and nothing else.
+    private static func quoted(_ term: String) -> String { "\"" + term.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// The text's terms as the index folds them (海边), each with the words as written (海邊).
     static func terms(_ text: String) -> [(term: String, written: String)] {

@@ -55,17 +55,21 @@ struct SearchEngine: Sendable {
         }
     }
 
-    /// How many entries carried each of the named tags per local day, within the filter
-    /// (its words aside): the tag's own index finds them, not a walk over every entry.
-    func tagDayCounts(_ filter: EntryFilter, tags names: [String]) throws -> [(day: String, tag: String, count: Int)] {
+    /// How many entries carried each of the named tags per local day (or, `monthly`, per
+    /// month: `YYYY-MM`), within the filter (its words aside). The live entries' days come
+    /// from their own small index, not from each (large) entry row.
+    func tagDayCounts(_ filter: EntryFilter, tags names: [String], monthly: Bool) throws -> [(day: String, tag: String, count: Int)] {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), !names.isEmpty else { return [] }
             var conditions = Conditions(filter, tags, matching: nil)
             conditions.add("t.name IN (\(Array(repeating: "?", count: names.count).joined(separator: ",")))", names.map(SQLValue.text))
+            let day = monthly ? "substr(e.local_date, 1, 7)" : "e.local_date"
+            // SQLite would rather look entries up by their unique id and read each row.
+            let index = filter.inTrash ? "" : "INDEXED BY entry_live_day_by_id"
             return try reader.counts("""
-                SELECT e.local_date || char(31) || t.name, count(*) FROM tag t
-                JOIN entry_tag et ON et.tag_id = t.id JOIN entry e ON e.id = et.entry_id
-                WHERE \(conditions.sql) GROUP BY e.local_date, t.name
+                SELECT \(day) || char(31) || t.name, count(*) FROM tag t
+                JOIN entry_tag et ON et.tag_id = t.id JOIN entry e \(index) ON e.id = et.entry_id
+                WHERE \(conditions.sql) GROUP BY \(day), t.name
                 """, conditions.arguments).map { key, count in
                 let parts = key.split(separator: "\u{1F}", maxSplits: 1)
                 return (String(parts[0]), String(parts.count > 1 ? parts[1] : ""), count)

@@ -36,8 +36,8 @@ extension Finder {
         let feelings = Dictionary(uniqueKeysWithValues: names.compactMap { name in Lexicon.feeling(ofTag: name, language: language).map { (name, $0) } })
         guard !feelings.isEmpty else { return [] }
         var counts: [String: [String: Int]] = [:]
-        for (day, tag, count) in try SearchEngine(store: store).tagDayCounts(filter, tags: Array(feelings.keys)) {
-            counts[Self.period(of: day, period), default: [:]][feelings[tag]!, default: 0] += count
+        for (day, tag, count) in try SearchEngine(store: store).tagDayCounts(filter, tags: Array(feelings.keys), monthly: period == .month) {
+            counts[period == .month ? day : Self.period(of: day, period), default: [:]][feelings[tag]!, default: 0] += count
         }
         guard let first = filter.fromDay ?? counts.keys.min().flatMap({ Self.firstDay(of: $0, period) }),
               let last = filter.toDay ?? counts.keys.max().flatMap({ Self.lastDay(of: $0, period) }) else { return [] }

@@ -166,7 +166,7 @@ struct FlakyProvider: ChatProvider {
             #expect(entry.status == .summaryFailed && entry.summary == nil && entry.tags.isEmpty && entry.lastError != nil)
             #expect(entry.messageCount == 3)
         }
-        let (saved, _) = try await conversation(diary).writePage(entryId: id, persona: .fun, usageDay: "d")
+        let (saved, _, _) = try await conversation(diary).writePage(entryId: id, persona: .fun, usageDay: "d")
         #expect(saved.status == .saved && saved.lastError == nil && saved.persona == "fun")
         #expect(saved.tags.contains("開心"))
     }

@@ -1,5 +1,6 @@
 // What recall costs (issue 15): in process, the time Recall adds to a turn (median and p95
-// over pages spread through the diary), and whole process, `diary-find --related ID`.
+// over pages spread through the diary), and whole process, `diary-find --related ID`; and
+// feelings over time by month, in process and `diary-find --trend --by month`.
 // Usage: recall-bench DIARY_HOME BIN_DIR [PAGES]
 import DiaryKit
 import Foundation
@@ -60,3 +61,25 @@ for id in ids.prefix(20) {
     whole.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
 }
 report("diary-find --related ID --json (whole process)", whole)
+
+// Feelings over time across the whole diary, by month.
+var trendInProcess: [Double] = []
+for _ in 0..<12 {
+    let started = DispatchTime.now().uptimeNanoseconds
+    _ = try Finder(store: store).trend(by: .month, FindRequest(), language: .zhHant)
+    trendInProcess.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+}
+report("trend by month (in process)", Array(trendInProcess.dropFirst(2)))
+var trendWhole: [Double] = []
+for _ in 0..<12 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binaries).appendingPathComponent("diary-find")
+    process.arguments = ["--home", home, "--trend", "--by", "month", "--json"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let started = DispatchTime.now().uptimeNanoseconds
+    try process.run()
+    process.waitUntilExit()
+    trendWhole.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+}
+report("diary-find --trend --by month --json (whole)", Array(trendWhole.dropFirst(2)))

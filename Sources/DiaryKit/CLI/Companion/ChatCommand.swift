@@ -43,6 +43,9 @@ package struct ChatCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("Use this configured provider (or offline) for this call only.", valueName: "name"))
     var provider: String?
 
+    @Flag(name: .customLong("memory-file"), help: "Print the path of memory.md (made from a short template if missing), for $EDITOR.")
+    var memoryFile = false
+
     @Flag(name: .customLong("no-memory"), help: "Give the companion no earlier pages this time ([memory] scope in the config for always).")
     var noMemory = false
 
@@ -55,6 +58,11 @@ package struct ChatCommand: DiaryCommand {
 
     package func execute(_ context: CommandContext) async throws {
         if personas { return try Self.listPersonas(context) }
+        if memoryFile {
+            let store = try context.openStore()
+            try MemoryNotes.reconcile(store, language: context.language, create: true)
+            return try Output.line(MemoryNotes.file(context.paths).path)
+        }
         let modes = [message != nil, retry, voice != nil, reanalyze].filter { $0 }.count
         if modes > 1 { throw InputError.usage(.badOption(detail: "-m / --retry / --voice / --reanalyze: one at a time")) }
         // Refused before anything is opened, whichever entry it was meant for.

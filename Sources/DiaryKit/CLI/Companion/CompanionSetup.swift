@@ -22,6 +22,9 @@ extension CommandContext {
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
         conversation.memory = memory ? MemoryScope(rawValue: config.memoryScope) ?? .pages : .off
+        // memory.md is brought up to date with the other devices' copy first; a file that
+        // cannot be read or written only leaves it out.
+        conversation.notes = MemoryNotes.forPrompt(try? MemoryNotes.reconcile(store, language: language))
         if config.weather.enabled ?? providers.contains(where: \.isRemote) {
             // A slow weather service must not hold up the greeting for long.
             conversation.weather = WeatherService(settings: config.weather, timeout: min(config.companion.timeoutSeconds, 8), log: log)

@@ -50,7 +50,7 @@ struct InteractiveChat {
         let words = input.split(separator: " ", maxSplits: 1).map(String.init)
         switch words[0] {
         case "/save":
-            let saved: Entry
+            let saved: (entry: Entry, memorySuggestions: [String])
             do {
                 saved = try await SaveCommand.writePage(entryId: entryId, persona: persona, context: context, conversation: conversation)
             } catch let error as CompanionError {
@@ -59,7 +59,7 @@ struct InteractiveChat {
                 return false
             }
             try Output.line("")
-            try Output.line(Rendering.entryPage(saved, language: language, paths: context.paths))
+            try SaveCommand.printSaved(saved, context: context)
             return true
         case "/cancel":
             try SaveCommand.discard(entryId: entryId, context: context, store: store)

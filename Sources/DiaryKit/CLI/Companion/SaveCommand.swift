@@ -157,26 +157,38 @@ package struct SaveCommand: DiaryCommand {
                 guard context.askYesNo(.replaceQuestion) == true else { throw EditingError.editedByPerson(entryId) }
             }
             let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
-            let saved = try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation)
-            if context.json {
-                try Output.json(Rendering.entryJSON(saved, paths: context.paths))
-            } else {
-                try Output.line(Rendering.entryPage(saved, language: context.language, paths: context.paths))
-            }
+            try Self.printSaved(try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation),
+                                context: context)
         }
     }
 
     /// Writes one page; a failure is reported as the seed's 「總結/標籤生成失敗…」 (exit 75).
     /// On a terminal 「正在等回覆…」 shows while it is slow, and Ctrl-C cancels it.
-    static func writePage(entryId: String, persona: Persona, context: CommandContext, conversation: Conversation) async throws -> Entry {
+    /// Returns the saved entry and the lines suggested for memory.md.
+    static func writePage(entryId: String, persona: Persona, context: CommandContext, conversation: Conversation) async throws
+        -> (entry: Entry, memorySuggestions: [String]) {
         let day = Timestamps.localDate(Date(), zone: .current)
-        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (Entry, [Phrase]) = { _ in
+        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (entry: Entry, notices: [Phrase], memorySuggestions: [String]) = { _ in
             try await conversation.writePage(entryId: entryId, persona: persona, usageDay: day)
         }
         let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
-        let (saved, notices) = try await LiveReply(prefix: "", waiting: waiting).run(write)
-        notices.forEach(context.say)
-        return saved
+        let saved = try await LiveReply(prefix: "", waiting: waiting).run(write)
+        saved.notices.forEach(context.say)
+        return (saved.entry, saved.memorySuggestions)
+    }
+
+    /// The saved page as the person reads it (with the memory.md suggestions after it) or as JSON.
+    static func printSaved(_ saved: (entry: Entry, memorySuggestions: [String]), context: CommandContext) throws {
+        if context.json {
+            let extra: [(String, JSON)] = saved.memorySuggestions.isEmpty ? [] : [("memory_suggestions", .array(saved.memorySuggestions.map(JSON.string)))]
+            try Output.json(Rendering.entryJSON(saved.entry, paths: context.paths, adding: extra))
+        } else {
+            var text = Rendering.entryPage(saved.entry, language: context.language, paths: context.paths)
+            if !saved.memorySuggestions.isEmpty {
+                text += "\n\n" + Phrase.memorySuggested.text(context.language) + "\n" + saved.memorySuggestions.map { "- " + $0 }.joined(separator: "\n")
+            }
+            try Output.line(text)
+        }
     }
 
     /// Everything but writing a page: edits, star, trash, order, tag renames.

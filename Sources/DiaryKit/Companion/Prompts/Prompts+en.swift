@@ -27,7 +27,8 @@ extension PromptBook {
             - title: a title of at most six words.
             - summary: one paragraph of 60 to 180 words; only what they said or what the picture shows, keeping their words and feelings, in the tone of the persona rules below.
             - tags: 3 to 8 tags of one or two words, such as travel, friends, anxious, happy. Reuse the person's existing tags exactly where they fit (no new synonyms: if "travel" exists, do not add "trip").
-            Answer with one JSON object only: {"title": "...", "summary": "...", "tags": ["...", "..."]}, and nothing else.
+            - memory_suggestions: 0 to 3 lines worth adding to memory.md (people, pets, places or ongoing things that came up and memory.md does not have yet), one sentence each, such as "Ming: the friend I go to the sea with"; an empty array if none.
+            Answer with one JSON object only: {"title": "...", "summary": "...", "tags": ["...", "..."], "memory_suggestions": []}, and nothing else.
             """,
         condenseTask: """
             Below is the earlier part of this conversation (perhaps with an even earlier summary). Condense it into one summary of at most 120 words, keeping the important facts, feelings, names and places the person mentioned, and where the conversation has got to. Answer with the summary only.
@@ -48,5 +49,6 @@ extension PromptBook {
             photo: "a photo", video: "a video (a few frames attached)", textOnly: "no photo or video, only words",
             memory: "Pages they wrote before",
             memoryRule: "Bring one up only when it truly fits, naturally (say which day and what they wrote), the way a friend remembers; never list them, and not every time.",
-            sameDay: "this day in an earlier year"))
+            sameDay: "this day in an earlier year",
+            notes: "What they asked you to remember (memory.md)"))
 }
