@@ -76,7 +76,8 @@ public struct RemoteCompanion: ChatProvider {
 
     public func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
         guard let data = FileManager.default.contents(atPath: audio.path) else { throw CompanionError.notHeard }
-        let json = try await translated {
+        // Through `adapting`, so that a 400 becomes the provider's failure like any other.
+        let json = try await adapting { _ in
             try await endpoint.postMultipart("/audio/transcriptions", fields: [
                 ("model", settings.transcriptionModel), ("language", language == .en ? "en" : "zh"), ("response_format", "json"),
             ], file: (name: audio.lastPathComponent, mime: mime, data: data))

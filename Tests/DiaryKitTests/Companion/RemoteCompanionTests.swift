@@ -136,6 +136,18 @@ final class Pieces: @unchecked Sendable {
                                                  sent: sent) == nil, "a longer name is not the one sent")
     }
 
+    @Test func aRefusedTranscriptionIsTheProvidersFailure() async throws {
+        let fake = try await FakeOpenAI.start()
+        defer { Task { try? await fake.shutdown() } }
+        fake.enqueueTranscription(.fail(status: 400, message: "Invalid file format."))
+        let memo = FileManager.default.temporaryDirectory.appendingPathComponent("memo-\(UUID().uuidString).m4a")
+        try Data([0, 0, 0, 24]).write(to: memo)
+        defer { try? FileManager.default.removeItem(at: memo) }
+        await #expect(throws: CompanionError.providerFailed(provider: "fake", detail: "HTTP 400")) {
+            _ = try await remote(fake).transcribe(audio: memo, mime: "audio/mp4", language: .zhHant)
+        }
+    }
+
     @Test func busyAndFailingServersAreRetriedWithinBounds() async throws {
         let fake = try await FakeOpenAI.start()
         defer { Task { try? await fake.shutdown() } }
