@@ -76,6 +76,8 @@ public struct Recall: Sendable {
 
     /// Terms kept for the question: no more than this many, the most telling.
     static let maxTerms = 16
+    /// Terms whose pages are counted at most (each is a look into the index).
+    static let maxLookups = 32
     /// Candidates the index ranks before they are scored here.
     static let candidates = 12
 
@@ -83,19 +85,25 @@ public struct Recall: Sendable {
         // Each term with the largest weight it came with, and the words as the person wrote them.
         var weights: [String: Double] = [:]
         var written: [String: String] = [:]
+        var order: [String] = []
         for (text, weight) in moment.texts {
             for (term, words) in terms(text) where term.count >= 2 {
+                if weights[term] == nil { order.append(term) }
                 weights[term] = max(weights[term] ?? 0, weight)
                 if written[term] == nil { written[term] = words }
             }
         }
+        // Each candidate term costs a look into the index: the heaviest (tags, place, the
+        // person's own words) and, among equals, the first written are the ones looked at.
+        let asked = order.enumerated().sorted { (weights[$0.element]!, -$0.offset) > (weights[$1.element]!, -$1.offset) }
+            .prefix(maxLookups).map(\.element)
         guard !weights.isEmpty, let total = try reader.integer("SELECT live FROM entry_total"), total > 1 else { return [] }
         // A word on most pages says nothing about this one (今天, the); it is left out, which
         // also keeps the lists the index walks short. In a small diary a third of the pages
         // is common; in a big one, a hundredth. Each term's pages are counted only up to
         // that (the vocabulary table would read a common word's whole list to count it).
         let common = max(2, total / 100, min(total / 3, 50))
-        let found = try weights.keys.map { term in
+        let found = try asked.map { term in
             (term, try reader.integer("SELECT count(*) FROM (SELECT 1 FROM entry_fts WHERE entry_fts MATCH ? LIMIT ?)",
                                       [.text(quoted(term)), .integer(Int64(common + 1))]) ?? 0)
         }
