@@ -176,6 +176,7 @@ extension HTMLSite {
         var all: String { Phrase.allTag.text(language) }
         var tagsLabel: String { en ? "Tags" : "標籤" }
         var calendarLabel: String { en ? "Calendar" : "日曆" }
+        var feelingsLabel: String { en ? "Feelings over time" : "心情變化" }
         var entriesLabel: String { en ? "Entries" : "日記" }
         var untitled: String { en ? "(untitled)" : "（未命名）" }
         var date: String { en ? "Date" : "日期" }
@@ -475,6 +476,43 @@ extension HTMLSite {
             return tables.joined(separator: "\n")
         }
 
+        /// Feelings over time as an SVG bar chart (a stacked bar per month, a legend below;
+        /// no script, nothing fetched), or nil when no page carries a feeling tag.
+        func feelingsChart() -> String? {
+            let points = Finder.trend(of: entries.map { ($0.day, $0.record.tags) }, by: .month, language: words.language)
+            guard points.contains(where: { $0.total > 0 }) else { return nil }
+            var totals: [String: Int] = [:]
+            for point in points { for (feeling, count) in point.feelings { totals[feeling, default: 0] += count } }
+            let order = totals.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
+            let palette = ["#e0a526", "#3c9fb0", "#b5525c", "#5a9e5a", "#8a63b8", "#d9772b", "#4f6fbf", "#a0a04a", "#c0608f", "#6b7b8c"]
+            func colour(_ feeling: String) -> String { palette[(order.firstIndex(of: feeling) ?? 0) % palette.count] }
+            let most = Double(max(1, points.map(\.total).max() ?? 1))
+            let (barWidth, gap, height, labelHeight) = (18.0, 6.0, 120.0, 18.0)
+            let width = Double(points.count) * (barWidth + gap) + gap
+            var svg = "<svg class=\"chart\" role=\"img\" viewBox=\"0 0 \(Int(width)) \(Int(height + labelHeight))\" "
+                + "width=\"\(Int(width))\" height=\"\(Int(height + labelHeight))\">\n"
+                + "<title>\(HTMLSite.escape(words.feelingsLabel))</title>\n"
+            for (index, point) in points.enumerated() {
+                let x = gap + Double(index) * (barWidth + gap)
+                var y = height
+                for (feeling, count) in point.feelings {
+                    let h = Double(count) / most * (height - 4)
+                    y -= h
+                    svg += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%@\"><title>%@</title></rect>\n",
+                                  x, y, barWidth, h, colour(feeling), HTMLSite.escape("\(point.period) \(feeling) \(count)"))
+                }
+                // Every month is labelled when there are few; else January and the first.
+                if points.count <= 12 || point.period.hasSuffix("-01") || index == 0 {
+                    let label = points.count <= 12 ? String(point.period.suffix(2)) : String(point.period.prefix(4))
+                    svg += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"currentColor\">%@</text>\n",
+                                  x, height + 14, label)
+                }
+            }
+            svg += "</svg>"
+            let legend = order.map { "<li><span class=\"swatch\" style=\"background:\(colour($0))\"></span>\(HTMLSite.escape($0)) \(totals[$0]!)</li>" }
+            return "<div class=\"chart-scroll\">\(svg)</div>\n<ul class=\"legend\">" + legend.joined() + "</ul>"
+        }
+
         func indexPage() -> String {
             var body = "<header>\n<h1>\(HTMLSite.escape(words.siteTitle))</h1>\n"
             body += "<p class=\"meta\">\(HTMLSite.escape(words.entryCount(entries.count))) · "
@@ -483,6 +521,10 @@ extension HTMLSite {
             if !entries.isEmpty {
                 body += "<section class=\"calendars\" aria-label=\"\(HTMLSite.escape(words.calendarLabel))\">\n"
                     + "<h2>\(HTMLSite.escape(words.calendarLabel))</h2>\n" + calendarsHTML() + "\n</section>\n"
+            }
+            if let chart = feelingsChart() {
+                body += "<section class=\"feelings\" aria-label=\"\(HTMLSite.escape(words.feelingsLabel))\">\n"
+                    + "<h2>\(HTMLSite.escape(words.feelingsLabel))</h2>\n" + chart + "\n</section>\n"
             }
             body += "<section>\n<h2>\(HTMLSite.escape(words.entriesLabel))</h2>\n"
                 + listHTML(Array(entries.indices), prefix: "", anchors: true) + "\n</section>\n</main>"
@@ -617,6 +659,10 @@ extension HTMLSite {
         .tile .count{color:var(--muted);font-size:.85rem}
         .tile[aria-current]{background:var(--accent);border-color:var(--accent);color:#fff}
         .tile[aria-current] .count{color:#fff}
+        .chart-scroll{overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:.6rem;padding:.6rem}
+        .chart{display:block;color:var(--muted)}
+        .legend{list-style:none;display:flex;flex-wrap:wrap;gap:.4rem 1rem;padding:0;margin:.5rem 0 0;font-size:.9rem}
+        .swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.2rem;margin-right:.3rem;vertical-align:-.05rem}
         .calendars{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(15rem,100%),1fr));gap:1rem}
         .calendars h2{grid-column:1/-1;margin-bottom:0}
         table.month{border-collapse:collapse;table-layout:fixed;width:100%;background:var(--card);border:1px solid var(--line);border-radius:.6rem;text-align:center;font-size:.9rem}

@@ -39,16 +39,33 @@ extension Finder {
         for (day, tag, count) in try SearchEngine(store: store).tagDayCounts(filter, tags: Array(feelings.keys), monthly: period == .month) {
             counts[period == .month ? day : Self.period(of: day, period), default: [:]][feelings[tag]!, default: 0] += count
         }
-        guard let first = filter.fromDay ?? counts.keys.min().flatMap({ Self.firstDay(of: $0, period) }),
-              let last = filter.toDay ?? counts.keys.max().flatMap({ Self.lastDay(of: $0, period) }) else { return [] }
+        return Self.points(counts, period, from: filter.fromDay, to: filter.toDay)
+    }
+
+    /// The same for pages at hand (an export's): each page's local day and tags.
+    package static func trend(of pages: [(day: String, tags: [String])], by period: TrendPeriod, language: Language) -> [TrendPoint] {
+        var counts: [String: [String: Int]] = [:]
+        for page in pages {
+            for feeling in page.tags.compactMap({ Lexicon.feeling(ofTag: $0, language: language) }) {
+                counts[Self.period(of: page.day, period), default: [:]][feeling, default: 0] += 1
+            }
+        }
+        return points(counts, period, from: nil, to: nil)
+    }
+
+    /// Every period from the first to the last (the given days, else those with feelings),
+    /// the empty ones included.
+    private static func points(_ counts: [String: [String: Int]], _ period: TrendPeriod, from: String?, to: String?) -> [TrendPoint] {
+        guard let first = from ?? counts.keys.min().flatMap({ firstDay(of: $0, period) }),
+              let last = to ?? counts.keys.max().flatMap({ lastDay(of: $0, period) }) else { return [] }
         var points: [TrendPoint] = []
         var key = Self.period(of: first, period)
         let end = Self.period(of: last, period)
-        while let from = Self.firstDay(of: key, period), let to = Self.lastDay(of: key, period) {
+        while let start = firstDay(of: key, period), let finish = lastDay(of: key, period) {
             let found = (counts[key] ?? [:]).sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (feeling: $0.key, count: $0.value) }
-            points.append(TrendPoint(period: key, from: from, to: to, feelings: found))
+            points.append(TrendPoint(period: key, from: start, to: finish, feelings: found))
             if key == end || points.count > 100_000 { break }
-            guard let next = Self.nextDay(after: to) else { break }
+            guard let next = nextDay(after: finish) else { break }
             key = Self.period(of: next, period)
         }
         return points

@@ -191,6 +191,14 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent("tags/\(tile.name).html").path))
         }
 
+        // Feelings over time: an inline SVG bar per month, the one feeling tag (放鬆) drawn once,
+        // with a legend; no script and nothing fetched from elsewhere.
+        #expect(dom.contains("<h2>心情變化</h2>") && dom.contains("<svg class=\"chart\""))
+        let bars = dom.matches(of: /<rect [^>]*><title>(\d{4}-\d{2}) ([^<]+)<\/title><\/rect>/).map { "\($0.1) \($0.2)" }
+        #expect(bars.count == 1 && bars.first?.hasSuffix("放鬆 1") == true, "\(bars)")
+        #expect(dom.contains("<ul class=\"legend\"><li><span class=\"swatch\"") && dom.contains("放鬆 1</li>"))
+        #expect(!dom.contains("<script") && !dom.contains("http"), "inline SVG in HTML needs no namespace address")
+
         // Calendars: newest month first, Monday first (1 November 2026 is a Sunday).
         let months = dom.matches(of: /<table class="month" id="month-(\d{4}-\d{2})">\s*<caption>([^<]*)<\/caption>/).map { (String($0.1), String($0.2)) }
         #expect(months.map(\.0) == ["2026-11", "2026-10"])
