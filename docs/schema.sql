@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -30,7 +30,7 @@ CREATE TABLE entry (
     summary TEXT,
     summarized_at INTEGER,
     last_error TEXT
-, digest TEXT, digest_through TEXT, starred INTEGER NOT NULL DEFAULT 0, trashed_at INTEGER, order_key TEXT, edited_at INTEGER, field_clocks TEXT, journal TEXT);
+, digest TEXT, digest_through TEXT, starred INTEGER NOT NULL DEFAULT 0, trashed_at INTEGER, order_key TEXT, edited_at INTEGER, field_clocks TEXT, journal TEXT, reflection TEXT);
 
 CREATE INDEX entry_by_status ON entry(status, updated_at);
 

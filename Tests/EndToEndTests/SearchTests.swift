@@ -70,6 +70,23 @@ struct SearchTests {
         #expect(none.status == 1 && none.stdout.isEmpty)
     }
 
+    @Test("diary-save --reflect month --from 2026-11 writes a reflection citing that month's pages; diary-find --reflections finds it")
+    func reflections() throws {
+        let (sandbox, ids) = try diary()
+        let made = try sandbox.run("diary-save", ["--reflect", "month", "--from", "2026-11", "--json"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let reflection = try #require(made.lines.first?["reflection"] as? [String: Any])
+        #expect(Set(reflection["cites"] as? [String] ?? []) == Set([ids[1], ids[2], ids[3], ids[4]]), "November's four pages")
+        #expect(reflection["from"] as? String == "2026-11-01" && reflection["period"] as? String == "month")
+        let id = try #require(made.lines.first?["id"] as? String)
+        #expect(try sandbox.run("diary-find", ["--reflections", "--json"]).lines.map { $0["id"] as? String } == [id])
+        #expect(try sandbox.run("diary-find", ["--show", id, "--text"]).stdout.contains("引用 4 篇"))
+        let none = try sandbox.run("diary-save", ["--reflect", "range", "--from", "2020-01", "--json"])
+        #expect(none.status == 1 && none.stdout.isEmpty && none.stderr.contains("這段時間還沒有保存的日記可以回顧"))
+        #expect(try sandbox.run("diary-save", ["--reflect", "fortnight"]).status == 64)
+        #expect(try sandbox.run("diary-save", ["--from", "2026-11"]).status == 64)
+    }
+
     @Test("paging by cursor visits every page once, in text and in JSON")
     func paging() throws {
         let (sandbox, ids) = try diary()

@@ -32,6 +32,7 @@ package enum Rendering {
             ("last_error", .optional(entry.lastError)),
             ("sync", .object([("state", .string(entry.syncState)), ("last_error", .optional(entry.syncError))])),
         ]
+        if let reflection = entry.reflection { pairs.append(("reflection", reflection.json)) }
         if let messages = entry.messages {
             pairs.append(("messages", .array(messages.map { messageJSON($0, zone: zone) })))
         }
@@ -247,6 +248,11 @@ package enum Rendering {
         lines.append((entry.starred ? "★ " : "") + (entry.title ?? entry.note ?? (en ? "(untitled draft)" : "（未命名草稿）")))
         lines.append("\(Timestamps.readable(entry.occurredAt, zone: entry.zone))  ·  \(stateText(entry, language))  ·  \(entry.id)")
         if let place = entry.context.placeLine { lines.append((en ? "Place: " : "地點：") + place) }
+        if let reflection = entry.reflection {
+            let cited = reflection.cites.map { String($0.prefix(8)) }.joined(separator: " ")
+            lines.append(en ? "Looking back on \(reflection.from) – \(reflection.to), citing \(reflection.cites.count) pages: \(cited)"
+                            : "回顧 \(reflection.from) – \(reflection.to)，引用 \(reflection.cites.count) 篇：\(cited)")
+        }
         if let weather = entry.context.weatherDescription {
             let temperature = entry.context.temperatureC.map { String(format: " %.0f°C", $0) } ?? ""
             let readings = entry.context.weather.readingsLine(english: en).map { (en ? " · " : "・") + $0 } ?? ""

@@ -87,6 +87,29 @@ public protocol ChatProvider: Sendable {
     func transcribe(audio: URL, mime: String, language: Language) async throws -> String
     /// The tokens its answers have cost so far (the service's count where it gives one).
     var tokensUsed: Int { get }
+    /// Writes a reflection on the pages of a period, in the person's voice.
+    func reflect(_ request: ReflectionRequest) async throws -> Page
+}
+
+/// What a reflection looks back on.
+public struct ReflectionRequest: Sendable {
+    public var language: Language
+    public var persona: Persona
+    /// `week`, `month`, `year` or `range`, and its first and last local day.
+    public var period: String
+    public var from: String
+    public var to: String
+    /// The saved pages of those days, oldest first.
+    public var pages: [Entry]
+
+    public init(language: Language, persona: Persona, period: String, from: String, to: String, pages: [Entry]) {
+        self.language = language
+        self.persona = persona
+        self.period = period
+        self.from = from
+        self.to = to
+        self.pages = pages
+    }
 }
 
 extension ChatProvider {
@@ -134,4 +157,6 @@ public enum CompanionError: Error, Equatable {
     case usageUnknown
     /// The person pressed Ctrl-C while waiting; nothing half-written was stored.
     case cancelled
+    /// A reflection was asked for days without a saved page.
+    case nothingToReflect
 }

@@ -108,6 +108,8 @@ extension Phrase {
     package static let memorySuggested = Phrase("可以考慮記進 memory.md 的事（diary-chat --memory-file 打開它）：",
         "Worth adding to memory.md (diary-chat --memory-file opens it):")
 
+    static let nothingToReflect = Phrase("這段時間還沒有保存的日記可以回顧", "There are no saved pages to look back on in these days.")
+
     static func tokensUsedUp(limit: Int) -> Phrase {
         Phrase("今天連線夥伴的用量到了上限（每天 \(limit) 個 token），今天先由離線夥伴陪你，明天就恢復。",
             "Today's online companion usage is used up (\(limit) tokens a day); the offline companion keeps you company until tomorrow.")
@@ -131,6 +133,7 @@ extension CompanionError: ReportableError {
         case let .pageLimitReached(limit): return .pageLimitReached(limit: limit)
         case .usageUnknown: return .usageUnknown
         case .cancelled: return .cancelled
+        case .nothingToReflect: return .nothingToReflect
         }
     }
 
@@ -143,6 +146,7 @@ extension CompanionError: ReportableError {
         case .transcriptionUnavailable, .turnLimitReached: return ExitStatus.unavailable
         case .consentNeeded: return ExitStatus.permission
         case .cancelled: return ExitStatus.interrupted
+        case .nothingToReflect: return ExitStatus.nothingFound
         }
     }
 }

@@ -217,6 +217,43 @@ public struct Conversation: Sendable {
         return (try store.entry(id: entryId), notices, page.memorySuggestions)
     }
 
+    /// Writes a reflection on the saved pages of the days `from`…`to` (the newest 60 when
+    /// there are more; reflections themselves are not reflected on) and stores it as a page
+    /// of its own that cites them; returns it and what to tell the person.
+    public func reflect(period: String, from: String, to: String, persona: Persona, now: Date = Date()) async throws
+        -> (entry: Entry, notices: [Phrase]) {
+        var range = FindRequest()
+        range.from = from
+        range.to = to
+        range.statuses = [.saved]
+        var pages: [Entry] = []
+        _ = try Finder(store: store).forEachHit(range) { hit, _ in
+            if hit.entry.reflection == nil && pages.count < 60 { pages.append(hit.entry) }
+        }
+        guard !pages.isEmpty else { throw CompanionError.nothingToReflect }
+        let asking = ReflectionRequest(language: language, persona: persona, period: period, from: from, to: to, pages: pages.reversed())
+        var notices: [Phrase] = []
+        let page: Page
+        let by: String
+        do {
+            (page, by) = try await ask(providers, notices: &notices) { provider in
+                guard let valid = try await provider.reflect(asking).validated(tagCount: provider.pageTagCount) else {
+                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: a title, text and \(provider.pageTagCount) tags")
+                }
+                return valid
+            }
+        } catch let error as CompanionError where error != .cancelled {
+            throw CompanionError.pageNotWritten(detail: "\(error)")
+        }
+        // A reflection on days gone by sits at the end of its last day; one on days up to now, now.
+        let zone = TimeZone.current
+        let occurred = to >= Timestamps.localDate(now, zone: zone) ? now : (Timestamps.parse("\(to) 23:00", zone: zone) ?? now)
+        let id = try store.saveReflection(Reflection(period: period, from: from, to: to, cites: asking.pages.map(\.id)),
+                                          title: page.title, summary: page.summary, tags: page.tags, occurredAt: occurred,
+                                          timeZone: zone, persona: persona.id, provider: by)
+        return (try store.entry(id: id), notices)
+    }
+
     /// The request for the next reply or page, condensing the talk first when it has grown
     /// long: early turns become a running digest instead of being cut off.
     func condensed(_ entry: Entry, persona: Persona, notices: inout [Phrase]) async throws -> CompanionRequest {

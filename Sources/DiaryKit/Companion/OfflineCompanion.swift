@@ -101,6 +101,53 @@ public struct OfflineCompanion: ChatProvider {
         return text
     }
 
+    /// A plain reflection from what the pages say of themselves: how many, the feelings
+    /// and tags that came most, their titles, and one question. Nothing is made up.
+    public func reflect(_ request: ReflectionRequest) async throws -> Page {
+        try check("page")
+        let english = request.language == .en
+        var feelings: [String: Int] = [:]
+        var topics: [String: Int] = [:]
+        for page in request.pages {
+            for tag in page.tags {
+                if let feeling = Lexicon.feeling(ofTag: tag, language: request.language) { feelings[feeling, default: 0] += 1 }
+                else { topics[tag, default: 0] += 1 }
+            }
+        }
+        func most(_ counts: [String: Int], _ limit: Int) -> [(String, Int)] {
+            Array(counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(limit)).map { ($0.key, $0.value) }
+        }
+        let span: String
+        switch request.period {
+        case "week": span = english ? "this week" : "這一週"
+        case "month": span = english ? "this month" : "這個月"
+        case "year": span = english ? "this year" : "這一年"
+        default: span = english ? "\(request.from) to \(request.to)" : "\(request.from) 到 \(request.to)"
+        }
+        let titles = request.pages.compactMap(\.title).suffix(5)
+        var parts: [String] = []
+        if english {
+            parts.append("From \(request.from) to \(request.to) I wrote \(request.pages.count) page\(request.pages.count == 1 ? "" : "s").")
+            let felt = most(feelings, 3)
+            parts.append(felt.isEmpty ? "I did not tag how I felt." : "I felt " + felt.map { "\($0.0) (\($0.1))" }.joined(separator: ", ") + " most.")
+            let came = most(topics, 3)
+            if !came.isEmpty { parts.append("What kept coming back: " + came.map(\.0).joined(separator: ", ") + ".") }
+            if !titles.isEmpty { parts.append("Pages: " + titles.map { "“\($0)”" }.joined(separator: ", ") + ".") }
+            parts.append("To think about: which moment of these days do I most want to remember?")
+        } else {
+            parts.append("\(request.from) 到 \(request.to)，我寫了 \(request.pages.count) 篇日記。")
+            let felt = most(feelings, 3)
+            parts.append(felt.isEmpty ? "這段時間我沒有標上心情。" : "最常出現的心情是" + felt.map { "\($0.0)（\($0.1) 次）" }.joined(separator: "、") + "。")
+            let came = most(topics, 3)
+            if !came.isEmpty { parts.append("一再出現的是：" + came.map(\.0).joined(separator: "、") + "。") }
+            if !titles.isEmpty { parts.append("寫過的有：" + titles.map { "〈\($0)〉" }.joined(separator: "、") + "。") }
+            parts.append("想一想：這段時間裡，我最想記住的是哪一刻？")
+        }
+        let title = english ? "Looking back on \(span)" : "\(span)的回顧"
+        let tags = [english ? "reflection" : "回顧"] + most(topics, 3).map(\.0) + most(feelings, 2).map(\.0)
+        return Page(title: title, summary: parts.joined(separator: english ? " " : ""), tags: tags)
+    }
+
     public func writePage(_ request: CompanionRequest) async throws -> Page {
         try check("page")
         let entry = request.entry

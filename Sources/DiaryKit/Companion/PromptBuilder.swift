@@ -9,6 +9,8 @@ package struct PromptBook: Sendable {
     let replyTask: String
     let pageTask: String
     let condenseTask: String
+    /// Asks for a reflection on the pages listed after it.
+    let reflectTask: String
     /// Asks again for a page after an invalid one; `%@` is the reason.
     package let repairRequest: String
     /// How each persona talks and writes, by persona id.
@@ -69,6 +71,22 @@ package struct PromptBuilder {
             task += "\n\(book.labels.tags)：" + request.existingTags.prefix(60).joined(separator: "、")
         }
         return [message("system", system())] + history() + [message("user", task)]
+    }
+
+    /// A reflection on a period: the persona's rules, the task, then one line per page
+    /// (day, short id, title, tags, the start of the page).
+    package static func reflection(_ request: ReflectionRequest) -> [JSON] {
+        let book = PromptBook.book(request.language)
+        let rules = book.personaRules[request.persona.id] ?? book.personaRules["warm"]!
+        var lines = ["\(request.from) – \(request.to)"]
+        for page in request.pages {
+            let excerpt = (page.summary ?? page.note ?? "").split(whereSeparator: \.isNewline).joined(separator: " ")
+            let tags = page.tags.map { "#\($0)" }.joined(separator: " ")
+            lines.append("- \(Timestamps.localDate(page.occurredAt, zone: page.zone)) [\(page.id.prefix(8))] 〈\(page.title ?? "")〉 \(tags)："
+                         + String(excerpt.prefix(120)))
+        }
+        return [.object([("role", .string("system")), ("content", .string(book.identity + "\n\n" + rules + "\n\n" + book.reflectTask))]),
+                .object([("role", .string("user")), ("content", .string(lines.joined(separator: "\n")))])]
     }
 
     /// Folds earlier messages (and the earlier digest) into one short summary.

@@ -48,7 +48,16 @@ public struct RemoteCompanion: ChatProvider {
     /// Asks for the page with a JSON schema; an answer that is not a valid page is repaired
     /// where it safely can be, else asked for once more; a half-formed page is never returned.
     public func writePage(_ request: CompanionRequest) async throws -> Page {
-        var messages = PromptBuilder(request: request).page()
+        try await askForPage(PromptBuilder(request: request).page(), language: request.language)
+    }
+
+    public func reflect(_ request: ReflectionRequest) async throws -> Page {
+        try await askForPage(PromptBuilder.reflection(request), language: request.language)
+    }
+
+    /// The page the messages ask for, with the JSON schema, repaired or asked again as above.
+    private func askForPage(_ asked: [JSON], language: Language) async throws -> Page {
+        var messages = asked
         var format = PageReader.schemaFormat
         for attempt in 0..<2 {
             let text: String
@@ -65,7 +74,7 @@ public struct RemoteCompanion: ChatProvider {
             case let .success(page):
                 return page
             case let .failure(problem):
-                let book = PromptBook.book(request.language)
+                let book = PromptBook.book(language)
                 messages.append(.object([("role", .string("assistant")), ("content", .string(text))]))
                 messages.append(.object([("role", .string("user")),
                                          ("content", .string(book.repairRequest.replacingOccurrences(of: "%@", with: problem.reason)))]))

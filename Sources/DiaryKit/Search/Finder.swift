@@ -18,6 +18,8 @@ public struct FindRequest: Sendable {
     public var statuses: [EntryStatus] = []
     /// Only starred pages.
     public var starredOnly = false
+    /// Only reflection pages.
+    public var reflectionsOnly = false
     /// The pages in the trash instead of the others.
     public var inTrash = false
     /// Nil: relevance when there are words, else when it happened.
@@ -155,6 +157,7 @@ public struct Finder: Sendable {
         filter.notTags = request.notTags.compactMap(TagName.normalize)
         filter.statuses = request.statuses
         filter.starredOnly = request.starredOnly
+        filter.reflectionsOnly = request.reflectionsOnly
         filter.inTrash = request.inTrash
         filter.includeMessages = request.includeMessages
         if let on = request.on {

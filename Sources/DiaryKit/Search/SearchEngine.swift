@@ -281,6 +281,7 @@ struct SearchEngine: Sendable {
             // The same words as the partial indexes over live entries, so SQLite can use them.
             add(filter.inTrash ? "e.deleted_at IS NULL AND e.trashed_at IS NOT NULL" : "e.deleted_at IS NULL AND e.trashed_at IS NULL")
             if filter.starredOnly { add("e.starred = 1") }
+            if filter.reflectionsOnly { add("e.reflection IS NOT NULL") }
             for tag in tags.all {
                 add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [.text(tag)])
             }
@@ -318,7 +319,7 @@ struct SearchEngine: Sendable {
 extension EntryFilter {
     /// True when nothing but words narrows the filter.
     var isWordsOnly: Bool {
-        allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil && !starredOnly && !inTrash
+        allTags.isEmpty && anyTags.isEmpty && notTags.isEmpty && fromDay == nil && toDay == nil && !starredOnly && !inTrash && !reflectionsOnly
             && monthDays.isEmpty && statuses.isEmpty
     }
 }

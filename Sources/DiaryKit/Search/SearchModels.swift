@@ -17,6 +17,8 @@ public struct EntryFilter: Sendable {
     public var monthDays: [String] = []
     public var statuses: [EntryStatus] = []
     public var starredOnly = false
+    /// Only reflection pages (`diary-save --reflect`).
+    public var reflectionsOnly = false
     /// The pages in the trash (which have no words in the index) instead of the others.
     public var inTrash = false
     public var order: EntryOrder = .occurred

@@ -216,6 +216,10 @@ enum Schema {
         migrator.registerMigration("v12-live-entry-days-by-id") { db in
             try db.execute(sql: "CREATE INDEX entry_live_day_by_id ON entry(id, local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL")
         }
+        // A reflection is a page of its own kind: the days it looks back on and the pages it cites.
+        migrator.registerMigration("v13-reflections") { db in
+            try db.execute(sql: "ALTER TABLE entry ADD COLUMN reflection TEXT")
+        }
         return migrator
     }
 

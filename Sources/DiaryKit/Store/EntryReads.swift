@@ -151,7 +151,8 @@ extension DiaryStore {
                 digestThrough: row["digest_through"],
                 starred: row["starred"],
                 trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)),
-                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)))
+                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)),
+                reflection: Reflection.decode(row["reflection"]))
         }
     }
 

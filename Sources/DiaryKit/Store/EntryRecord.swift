@@ -143,6 +143,8 @@ public struct EntryRecord: Sendable, Equatable {
     /// The journal it came from, when an import brought it from one of several (Day One's
     /// `Travel.json`); nil for the diary's own pages.
     public var journal: String?
+    /// Set on a reflection page: its days and the pages it cites.
+    public var reflection: Reflection?
     public var media: [Media]
     public var lines: [Line]
     public var tagLinks: [TagLink]
@@ -153,7 +155,7 @@ public struct EntryRecord: Sendable, Equatable {
                 provider: String? = nil, title: String? = nil, summary: String? = nil, summarizedAt: Date? = nil,
                 lastError: String? = nil, digest: String? = nil, digestThrough: String? = nil,
                 editedAt: Date? = nil, starred: Bool = false, trashedAt: Date? = nil, orderKey: String? = nil,
-                fieldClocks: FieldClocks = FieldClocks(), journal: String? = nil,
+                fieldClocks: FieldClocks = FieldClocks(), journal: String? = nil, reflection: Reflection? = nil,
                 media: [Media] = [], lines: [Line] = [], tagLinks: [TagLink] = []) {
         self.id = id
         self.clock = clock
@@ -181,6 +183,7 @@ public struct EntryRecord: Sendable, Equatable {
         self.orderKey = orderKey
         self.fieldClocks = fieldClocks
         self.journal = journal
+        self.reflection = reflection
         self.media = media
         self.lines = lines
         self.tagLinks = tagLinks

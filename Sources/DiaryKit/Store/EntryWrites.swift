@@ -32,6 +32,28 @@ extension DiaryStore {
         return id
     }
 
+    /// Stores a reflection as a saved page of its own, in one transaction; returns its id.
+    public func saveReflection(_ reflection: Reflection, title: String, summary: String, tags: [String], occurredAt: Date,
+                               timeZone: TimeZone, persona: String, provider: String) throws -> String {
+        let id = UUIDv7.make()
+        try write { db in
+            let hlc = try tick(db)
+            let now = Timestamps.millis(Date())
+            let occurred = Timestamps.millis(occurredAt)
+            try db.cachedStatement(sql: """
+                INSERT INTO entry(moment_key, id, device_id, hlc, status, created_at, updated_at, occurred_at, time_zone,
+                                  local_date, persona, provider, title, summary, summarized_at, reflection)
+                VALUES (?, ?, ?, ?, 'saved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, now, now, occurred,
+                                         timeZone.identifier, Timestamps.localDate(occurredAt, zone: timeZone), persona, provider,
+                                         title, summary, now, reflection.json.serialized])
+            try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+            try replaceTags(db, entryId: id, names: tags.compactMap(TagName.normalize), hlc: hlc, now: now)
+            try Self.reindex(db, entryId: id)
+        }
+        return id
+    }
+
     /// Appends one message (messages are never edited); a draft becomes `chatting`.
     @discardableResult
     public func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?) throws -> Message {

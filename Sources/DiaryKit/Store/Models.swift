@@ -199,6 +199,8 @@ public struct Entry: Sendable, Equatable {
     public var trashedAt: Date?
     /// When the person last changed the page by hand; nil when it is the companion's as written.
     public var editedAt: Date?
+    /// Set on a reflection page: the days it looks back on and the pages it cites.
+    public var reflection: Reflection?
 
     /// The photo or video the entry is about (voice memos and files aside).
     public var picture: MediaItem? { media.first { $0.kind.isPicture } }
@@ -262,4 +264,39 @@ public enum UsageKind {
     public static let page = "page"
     /// Tokens the online companions' answers cost (`[limits] tokens_per_day`).
     public static let tokens = "tokens"
+}
+
+/// What a reflection page looks back on: a period of days and the pages it draws on.
+public struct Reflection: Sendable, Equatable {
+    /// `week`, `month`, `year`, or `range` for days given by hand.
+    public var period: String
+    /// Its first and last local day, `YYYY-MM-DD`.
+    public var from: String
+    public var to: String
+    /// The ids of the pages it cites.
+    public var cites: [String]
+
+    public init(period: String, from: String, to: String, cites: [String]) {
+        self.period = period
+        self.from = from
+        self.to = to
+        self.cites = cites
+    }
+
+    /// Its JSON form, in records and in the entry's `reflection` column.
+    public var json: JSON {
+        .object([("period", .string(period)), ("from", .string(from)), ("to", .string(to)), ("cites", .array(cites.map(JSON.string)))])
+    }
+
+    /// Reads the JSON form; nil unless every field has its type.
+    public init?(json: JSON) {
+        guard let period = json["period"]?.stringValue, let from = json["from"]?.stringValue, let to = json["to"]?.stringValue,
+              let list = json["cites"]?.arrayValue else { return nil }
+        let cites = list.compactMap(\.stringValue)
+        guard cites.count == list.count else { return nil }
+        self.init(period: period, from: from, to: to, cites: cites)
+    }
+
+    /// The column's text read back; nil for none (or for a value no build wrote).
+    static func decode(_ text: String?) -> Reflection? { text.flatMap { JSON.parse(Data($0.utf8)) }.flatMap(Reflection.init(json:)) }
 }

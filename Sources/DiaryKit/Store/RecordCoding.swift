@@ -49,6 +49,7 @@ extension EntryRecord {
         // Keys that came later are written only when they say something, so a record without
         // them reads the same to a build from before them.
         if let journal { pairs.append(("journal", .string(journal))) }
+        if let reflection { pairs.append(("reflection", reflection.json)) }
         pairs += clockPairs(clock)
         pairs.append(("media", .array(media.map { media in
             let item = media.item
@@ -107,6 +108,10 @@ extension EntryRecord {
                   editedAt: try reader.optionalTime("edited_at"), starred: try reader.optionalBool("starred") ?? false,
                   trashedAt: try reader.optionalTime("trashed_at"), orderKey: try reader.text("order_key"),
                   fieldClocks: try reader.fieldClocks(), journal: try reader.text("journal"))
+        if let value = reader.value("reflection"), value != .null {
+            guard let reflection = Reflection(json: value) else { throw RecordDecodingError(field: "reflection") }
+            self.reflection = reflection
+        }
         if let orderKey, !OrderKey.isValid(orderKey) { throw RecordDecodingError(field: "order_key") }
         for (index, value) in try reader.array("media").enumerated() {
             let item = RecordReader(value, path: "media[\(index)].")

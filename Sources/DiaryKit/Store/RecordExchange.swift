@@ -162,7 +162,8 @@ extension DiaryStore {
             digest: row["digest"], digestThrough: row["digest_through"],
             editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
             trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
-            fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"], media: media, lines: lines, tagLinks: links)
+            fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"],
+            reflection: Reflection.decode(row["reflection"]), media: media, lines: lines, tagLinks: links)
     }
 }
 
@@ -285,6 +286,7 @@ private struct Merge {
         "device_id", "hlc", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "local_date", "note",
         "transcript", "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at",
         "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal",
+        "reflection",
     ]
 
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
@@ -294,7 +296,7 @@ private struct Merge {
          record.analysis, record.analysisProvider, record.context.isEmpty ? nil : ContextCoding.encode(record.context),
          record.persona, record.provider, record.title, record.summary, Self.millis(record.summarizedAt), record.lastError,
          record.digest, record.digestThrough, Self.millis(record.editedAt), record.starred, Self.millis(record.trashedAt),
-         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks), record.journal]
+         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks), record.journal, record.reflection?.json.serialized]
     }
 
     private mutating func insertFields(_ record: EntryRecord) throws {

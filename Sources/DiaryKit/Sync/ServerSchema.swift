@@ -441,6 +441,17 @@ package enum ServerSchema {
             'last_error', 'text', 'digest', 'text', 'digest_through', 'text', 'edited_at', 'time?', 'starred', 'bool?',
             'trashed_at', 'time?', 'order_key', 'text', 'journal', 'text']);
         IF problem IS NOT NULL THEN RETURN problem; END IF;
+        -- A reflection: its period, first and last day, and the ids it cites, all text.
+        IF diary.is_given(rec->'reflection') THEN
+            IF jsonb_typeof(rec->'reflection') <> 'object'
+               OR jsonb_typeof(rec->'reflection'->'period') IS DISTINCT FROM 'string'
+               OR jsonb_typeof(rec->'reflection'->'from') IS DISTINCT FROM 'string'
+               OR jsonb_typeof(rec->'reflection'->'to') IS DISTINCT FROM 'string'
+               OR jsonb_typeof(rec->'reflection'->'cites') IS DISTINCT FROM 'array'
+               OR EXISTS (SELECT 1 FROM jsonb_array_elements(rec->'reflection'->'cites') c WHERE jsonb_typeof(c.value) <> 'string') THEN
+                RETURN 'reflection';
+            END IF;
+        END IF;
         IF diary.is_given(rec->'field_clocks') THEN
             IF jsonb_typeof(rec->'field_clocks') <> 'object' THEN
                 RETURN 'field_clocks';
@@ -1263,7 +1274,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (6, 'diary-v6-journals-tag-spellings-media-anchors', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (6, 'diary-v6-journals-tag-spellings-media-anchors-reflections', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -32,6 +32,7 @@ struct FlakyProvider: ChatProvider {
     func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
         try await inner.transcribe(audio: audio, mime: mime, language: language)
     }
+    func reflect(_ request: ReflectionRequest) async throws -> Page { try fail("reflect"); return try await inner.reflect(request) }
 }
 
 @Suite struct OfflineCompanionTests {

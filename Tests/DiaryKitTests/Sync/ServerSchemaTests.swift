@@ -371,6 +371,12 @@ struct ServerSchemaTests {
             ("journal", .int(1), "journal"), ("journal", .string("Travel"), ""), ("media.0.anchor", .int(-1), "media[0].anchor"),
             ("media.0.anchor", .string("2"), "media[0].anchor"), ("media.0.anchor", .int(3), ""), ("tag_links.0.label", .int(1), "tag_links[0].label"),
             ("tag_links.0.label", .string("River"), ""), ("tag_links.0.label", .string("Sea"), ""),
+            ("reflection", .string("week"), "reflection"), ("reflection", .null, ""),
+            ("reflection", .object([("period", .string("week")), ("from", .string("2026-11-19")), ("to", .string("2026-11-25")),
+                                    ("cites", .array([.string("a"), .string("b")]))]), ""),
+            ("reflection", .object([("period", .string("week")), ("from", .string("2026-11-19")), ("to", .string("2026-11-25")),
+                                    ("cites", .array([.int(1)]))]), "reflection"),
+            ("reflection", .object([("period", .string("week")), ("to", .string("2026-11-25")), ("cites", .array([]))]), "reflection"),
         ]
         let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
         let expected = [""] + cases.map(\.field)

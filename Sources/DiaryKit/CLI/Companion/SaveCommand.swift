@@ -99,6 +99,15 @@ package struct SaveCommand: DiaryCommand {
           help: "Take the filler tags (照片, 傍晚, 秋天…) off pages the offline companion wrote, once; --undo puts them back.")
     var tidyTags = false
 
+    @Option(name: .long, help: ArgumentHelp("Write a reflection on the last week, month or year (or the days of --from/--to: range).", valueName: "period"))
+    var reflect: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --reflect: from this day, month or year (a month or year alone: all of it).", valueName: "date"))
+    var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --reflect: up to this day, month or year (default today).", valueName: "date"))
+    var to: String?
+
     @Flag(name: .customLong("dry-run"), help: "With --tidy-tags: list what would change, change nothing.")
     var dryRun = false
 
@@ -114,7 +123,7 @@ package struct SaveCommand: DiaryCommand {
         [(edit, "--edit"), (title != nil, "--title"), (!addTag.isEmpty, "--add-tag"), (!removeTag.isEmpty, "--remove-tag"),
          (at != nil, "--at"), (place != nil, "--place"), (star, "--star"), (unstar, "--unstar"), (delete, "--delete"),
          (undelete, "--undelete"), (purge, "--purge"), (move, "--move"), (!renameTag.isEmpty, "--rename-tag"),
-         (tidyTags, "--tidy-tags"), (retry, "--retry"), (discard, "--discard")].filter(\.0).map(\.1)
+         (tidyTags, "--tidy-tags"), (retry, "--retry"), (discard, "--discard"), (reflect != nil, "--reflect")].filter(\.0).map(\.1)
     }
 
     package func execute(_ context: CommandContext) async throws {
@@ -130,8 +139,10 @@ package struct SaveCommand: DiaryCommand {
         if (dryRun || undo) && !tidyTags || (dryRun && undo) || (tidyTags && id != nil) {
             throw InputError.usage(.badOption(detail: "--tidy-tags --dry-run/--undo"))
         }
+        if (from != nil || to != nil) && reflect == nil { throw InputError.usage(.badOption(detail: "--from/--to (with --reflect)")) }
         let store = try context.openStore()
         defer { context.purgeExpiredTrash(store) }
+        if let reflect { return try await writeReflection(reflect, context: context, store: store) }
         if !chosen.isEmpty && !retry && !discard { return try changeByHand(context: context, store: store) }
         let ids: [String]
         do {
@@ -160,6 +171,30 @@ package struct SaveCommand: DiaryCommand {
             try Self.printSaved(try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation),
                                 context: context)
         }
+    }
+
+    /// `--reflect`: the days (the last 7, 30 or 365 up to --to or today; a month or year
+    /// given alone to --from, all of it), then the reflection, printed like a saved page.
+    private func writeReflection(_ period: String, context: CommandContext, store: DiaryStore) async throws {
+        let spans = ["week": 7, "month": 30, "year": 365, "range": 0]
+        guard let span = spans[period], id == nil else { throw InputError.usage(.badOption(detail: "--reflect \(period)")) }
+        if period == "range" && from == nil { throw InputError.usage(.badOption(detail: "--reflect range (with --from)")) }
+        var days = FindRequest()
+        if let from, to == nil { days.on = from } else { days.from = from; days.to = to }
+        let chosen = try Finder(store: store).filter(days)
+        let today = Timestamps.localDate(Date(), zone: .current)
+        let last = chosen?.toDay.map { min($0, today) } ?? today
+        let first = chosen?.fromDay ?? Timestamps.parse(last, zone: TimeZone(identifier: "UTC")!)
+            .map { Timestamps.localDate($0.addingTimeInterval(-Double(span - 1) * 86_400), zone: TimeZone(identifier: "UTC")!) } ?? last
+        let persona = try context.persona(flag: persona, entryPersona: nil, store: store)
+        let conversation = try context.conversation(store, providerFlag: provider)
+        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (entry: Entry, notices: [Phrase]) = { _ in
+            try await conversation.reflect(period: period, from: first, to: last, persona: persona)
+        }
+        let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
+        let saved = try await LiveReply(prefix: "", waiting: waiting).run(write)
+        saved.notices.forEach(context.say)
+        try Self.printSaved((saved.entry, []), context: context)
     }
 
     /// Writes one page; a failure is reported as the seed's 「總結/標籤生成失敗…」 (exit 75).

@@ -89,6 +89,9 @@ package struct FindCommand: DiaryCommand {
     @Flag(name: .long, help: "With --show: every earlier version of the page, newest first.")
     var history = false
 
+    @Flag(name: .long, help: "Only reflections (diary-save --reflect).")
+    var reflections = false
+
     @Flag(name: .long, help: "Only starred pages.")
     var starred = false
 
@@ -144,6 +147,7 @@ package struct FindCommand: DiaryCommand {
         request.todayInHistory = todayInHistory
         request.statuses = statuses
         request.starredOnly = starred
+        request.reflectionsOnly = reflections
         request.inTrash = trash
         request.order = order
         request.after = after

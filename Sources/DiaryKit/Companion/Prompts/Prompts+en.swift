@@ -33,6 +33,14 @@ extension PromptBook {
         condenseTask: """
             Below is the earlier part of this conversation (perhaps with an even earlier summary). Condense it into one summary of at most 120 words, keeping the important facts, feelings, names and places the person mentioned, and where the conversation has got to. Answer with the summary only.
             """,
+        reflectTask: """
+            Below are the pages the person wrote in these days (date, [id], 〈title〉, tags, the start of the page). Write a reflection in their own voice (first person, "I"): what happened, how their feelings went, what kept coming back, and end with one gentle question to themselves. Write only from these pages, and when you draw on one, mark it with its [id] after the sentence.
+            - title: at most six words.
+            - summary: 120 to 280 words.
+            - tags: 3 to 8 tags, the first "reflection".
+            - memory_suggestions: an empty array.
+            Answer with one JSON object only: {"title": "...", "summary": "...", "tags": ["...", "..."], "memory_suggestions": []}, and nothing else.
+            """,
         repairRequest: """
             Your last answer was not a valid diary page JSON (%@). Answer with one JSON object only: {"title": "...", "summary": "...", "tags": ["...", "..."]}, with 3 to 8 tags.
             """,
