@@ -201,16 +201,10 @@ public struct Conversation: Sendable {
         let page: Page
         let by: String
         do {
-            (page, by) = try await ask(providers, notices: &notices) { provider in
-                guard let valid = try await provider.writePage(request).validated(tagCount: provider.pageTagCount) else {
-                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: a title, text and \(provider.pageTagCount) tags")
-                }
-                return valid
-            }
-        } catch let error as CompanionError where error != .cancelled {
-            try store.markSummaryFailed(entryId: entryId, error: "\(error)")
-            // Whatever the provider did wrong, the person reads the seed's page-failure sentence.
-            throw CompanionError.pageNotWritten(detail: "\(error)")
+            (page, by) = try await validPage(notices: &notices) { try await $0.writePage(request) }
+        } catch let CompanionError.pageNotWritten(detail) {
+            try store.markSummaryFailed(entryId: entryId, error: detail)
+            throw CompanionError.pageNotWritten(detail: detail)
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
                            persona: persona.id, provider: by, usageDay: usageDay)
@@ -233,18 +227,7 @@ public struct Conversation: Sendable {
         guard !pages.isEmpty else { throw CompanionError.nothingToReflect }
         let asking = ReflectionRequest(language: language, persona: persona, period: period, from: from, to: to, pages: pages.reversed())
         var notices: [Phrase] = []
-        let page: Page
-        let by: String
-        do {
-            (page, by) = try await ask(providers, notices: &notices) { provider in
-                guard let valid = try await provider.reflect(asking).validated(tagCount: provider.pageTagCount) else {
-                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: a title, text and \(provider.pageTagCount) tags")
-                }
-                return valid
-            }
-        } catch let error as CompanionError where error != .cancelled {
-            throw CompanionError.pageNotWritten(detail: "\(error)")
-        }
+        let (page, by) = try await validPage(notices: &notices) { try await $0.reflect(asking) }
         // A reflection on days gone by sits at the end of its last day; one on days up to now, now.
         let zone = TimeZone.current
         let occurred = to >= Timestamps.localDate(now, zone: zone) ? now : (Timestamps.parse("\(to) 23:00", zone: zone) ?? now)
@@ -335,6 +318,21 @@ public struct Conversation: Sendable {
     }
 
     /// Asks each candidate in turn until one answers; says so when a later one had to.
+    /// A valid page from the first provider that writes one; when none does, whatever went
+    /// wrong, the person reads the seed's page-failure sentence (`pageNotWritten`).
+    private func validPage(notices: inout [Phrase], _ write: (any ChatProvider) async throws -> Page) async throws -> (Page, String) {
+        do {
+            return try await ask(providers, notices: &notices) { provider in
+                guard let valid = try await write(provider).validated(tagCount: provider.pageTagCount) else {
+                    throw CompanionError.providerFailed(provider: provider.name, detail: "not a page: a title, text and \(provider.pageTagCount) tags")
+                }
+                return valid
+            }
+        } catch let error as CompanionError where error != .cancelled {
+            throw CompanionError.pageNotWritten(detail: "\(error)")
+        }
+    }
+
     private func ask<T: Sendable>(_ candidates: [any ChatProvider], notices: inout [Phrase],
                                   _ body: (any ChatProvider) async throws -> T) async throws -> (T, String) {
         var lastError: Error = CompanionError.providerFailed(provider: "none", detail: "no provider")
