@@ -56,13 +56,28 @@ struct SearchEngine: Sendable {
     }
 
     /// How many entries carried each of the named tags per local day (or, `monthly`, per
-    /// month: `YYYY-MM`), within the filter (its words aside). The live entries' days come
-    /// from their own small index, not from each (large) entry row.
+    /// month: `YYYY-MM`), within the filter (its words aside). With only days to narrow
+    /// it, the store's own per-tag, per-day counts answer; otherwise the live entries' days
+    /// come from their own small index, not from each (large) entry row.
     func tagDayCounts(_ filter: EntryFilter, tags names: [String], monthly: Bool) throws -> [(day: String, tag: String, count: Int)] {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), !names.isEmpty else { return [] }
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
+            // Only days narrow it: the counts the store keeps per tag and day answer alone.
+            if filter.allTags.isEmpty && filter.anyTags.isEmpty && filter.notTags.isEmpty && !filter.starredOnly && !filter.inTrash
+                && !filter.reflectionsOnly && filter.monthDays.isEmpty && filter.statuses.isEmpty {
+                let day = monthly ? "substr(d.local_date, 1, 7)" : "d.local_date"
+                var bounds = ""
+                var arguments = names.map(SQLValue.text)
+                if let from = filter.fromDay { bounds += " AND d.local_date >= ?"; arguments.append(.text(from)) }
+                if let to = filter.toDay { bounds += " AND d.local_date <= ?"; arguments.append(.text(to)) }
+                return try reader.counts("""
+                    SELECT \(day) || char(31) || t.name, sum(d.n) FROM tag t JOIN tag_day d ON d.tag_id = t.id
+                    WHERE t.name IN (\(marks)) AND d.n > 0\(bounds) GROUP BY \(day), t.name
+                    """, arguments).map(Self.dayTagCount)
+            }
             var conditions = Conditions(filter, tags, matching: nil)
-            conditions.add("t.name IN (\(Array(repeating: "?", count: names.count).joined(separator: ",")))", names.map(SQLValue.text))
+            conditions.add("t.name IN (\(marks))", names.map(SQLValue.text))
             let day = monthly ? "substr(e.local_date, 1, 7)" : "e.local_date"
             // SQLite would rather look entries up by their unique id and read each row.
             let index = filter.inTrash ? "" : "INDEXED BY entry_live_day_by_id"
@@ -70,11 +85,14 @@ struct SearchEngine: Sendable {
                 SELECT \(day) || char(31) || t.name, count(*) FROM tag t
                 JOIN entry_tag et ON et.tag_id = t.id JOIN entry e \(index) ON e.id = et.entry_id
                 WHERE \(conditions.sql) GROUP BY \(day), t.name
-                """, conditions.arguments).map { key, count in
-                let parts = key.split(separator: "\u{1F}", maxSplits: 1)
-                return (String(parts[0]), String(parts.count > 1 ? parts[1] : ""), count)
-            }
+                """, conditions.arguments).map(Self.dayTagCount)
         }
+    }
+
+    /// A `day <US> tag` key and its count, apart.
+    private static func dayTagCount(_ key: String, _ count: Int) -> (day: String, tag: String, count: Int) {
+        let parts = key.split(separator: "\u{1F}", maxSplits: 1)
+        return (String(parts[0]), String(parts.count > 1 ? parts[1] : ""), count)
     }
 
     // MARK: - Words

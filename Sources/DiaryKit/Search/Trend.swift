@@ -71,15 +71,49 @@ extension Finder {
         return points
     }
 
-    private static let utc = Timestamps.calendar(TimeZone(identifier: "UTC")!)
-    private static var iso: Calendar {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
+    // Day arithmetic on the civil calendar in plain integers (days since 1970-01-01): a
+    // trend walks hundreds of periods, and date formatters cost more than the counting.
+
+    /// The days since 1970-01-01 of a `YYYY-MM-DD` day.
+    static func dayNumber(_ day: String) -> Int? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        return dayNumber(parts[0], parts[1], parts[2])
     }
 
-    private static func date(_ day: String) -> Date? { Timestamps.parse(day, zone: TimeZone(identifier: "UTC")!) }
-    private static func day(_ date: Date) -> String { Timestamps.localDate(date, zone: TimeZone(identifier: "UTC")!) }
+    private static func dayNumber(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
+    }
+
+    private static func civil(_ number: Int) -> (year: Int, month: Int, day: Int) {
+        let z = number + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfYear - (153 * mp + 2) / 5 + 1)
+    }
+
+    private static func day(_ number: Int) -> String {
+        let (year, month, day) = civil(number)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    }
+
+    /// Zero-padded digits (`String(format:)` wakes the locale machinery, which a short
+    /// command feels).
+    private static func pad(_ number: Int, _ width: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// Monday is 0.
+    private static func weekday(_ number: Int) -> Int { ((number + 3) % 7 + 7) % 7 }
 
     /// The period a local day belongs to.
     static func period(of day: String, _ period: TrendPeriod) -> String {
@@ -87,9 +121,11 @@ extension Finder {
         case .day: return day
         case .month: return String(day.prefix(7))
         case .week:
-            guard let date = date(day) else { return day }
-            let parts = iso.dateComponents([.yearForWeekOfYear, .weekOfYear], from: date)
-            return String(format: "%04d-W%02d", parts.yearForWeekOfYear ?? 0, parts.weekOfYear ?? 0)
+            guard let number = dayNumber(day) else { return day }
+            // An ISO week belongs to the year of its Thursday.
+            let thursday = number - weekday(number) + 3
+            let year = civil(thursday).year
+            return pad(year, 4) + "-W" + pad((thursday - dayNumber(year, 1, 1)) / 7 + 1, 2)
         }
     }
 
@@ -99,23 +135,22 @@ extension Finder {
         case .month: return key + "-01"
         case .week:
             let parts = key.split(separator: "-W")
-            guard parts.count == 2, let year = Int(parts[0]), let week = Int(parts[1]),
-                  let date = iso.date(from: DateComponents(weekday: 2, weekOfYear: week, yearForWeekOfYear: year)) else { return nil }
-            return day(date)
+            guard parts.count == 2, let year = Int(parts[0]), let week = Int(parts[1]) else { return nil }
+            let fourth = dayNumber(year, 1, 4)
+            return day(fourth - weekday(fourth) + (week - 1) * 7)
         }
     }
 
     static func lastDay(of key: String, _ period: TrendPeriod) -> String? {
-        guard let first = firstDay(of: key, period), let start = date(first) else { return nil }
+        guard let first = firstDay(of: key, period), let start = dayNumber(first) else { return nil }
         switch period {
         case .day: return first
-        case .week: return utc.date(byAdding: .day, value: 6, to: start).map(day)
+        case .week: return day(start + 6)
         case .month:
-            return utc.date(byAdding: DateComponents(month: 1, day: -1), to: start).map(day)
+            let (year, month, _) = civil(start)
+            return day(dayNumber(month == 12 ? year + 1 : year, month == 12 ? 1 : month + 1, 1) - 1)
         }
     }
 
-    private static func nextDay(after day: String) -> String? {
-        date(day).flatMap { utc.date(byAdding: .day, value: 1, to: $0) }.map(self.day)
-    }
+    private static func nextDay(after day: String) -> String? { dayNumber(day).map { self.day($0 + 1) } }
 }

@@ -266,7 +266,7 @@ extension DiaryStore {
                 DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
                 DELETE FROM entry; DELETE FROM tag; DELETE FROM setting; DELETE FROM usage; DELETE FROM conflict;
                 DELETE FROM outbox; DELETE FROM media_transfer; DELETE FROM media_on_server; DELETE FROM pulled_reject;
-                DELETE FROM sync_state WHERE key != 'hlc';
+                DELETE FROM sync_state WHERE key != 'hlc'; DELETE FROM tag_day;
                 """)
         }
     }

@@ -78,7 +78,9 @@ public indirect enum JSON: Sendable, Equatable {
         case let .int(value): out += String(value)
         case let .double(value):
             if value.isFinite {
-                out += value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
+                // A whole number keeps its ".0" (it stays a double when read back). Not
+                // String(format:): its first use wakes the locale machinery, ~25 ms of a command.
+                out += value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) + ".0" : "\(value)"
             } else {
                 out += "null"
             }
@@ -112,7 +114,8 @@ public indirect enum JSON: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out += String(format: "\\u%04x", scalar.value)
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -170,6 +170,14 @@ import Testing
         #expect(try finder.trend(by: .day, FindRequest(), language: .en).count == 61, "3 September to 2 November, the last feeling")
     }
 
+    @Test func weeksAndMonthsAreTheCalendarsOwn() {
+        #expect(Finder.period(of: "2026-12-31", .week) == "2026-W53" && Finder.period(of: "2027-01-01", .week) == "2026-W53")
+        #expect(Finder.period(of: "2024-12-30", .week) == "2025-W01" && Finder.firstDay(of: "2025-W01", .week) == "2024-12-30")
+        #expect(Finder.lastDay(of: "2025-W01", .week) == "2025-01-05" && Finder.period(of: "2026-11-25", .week) == "2026-W48")
+        #expect(Finder.lastDay(of: "2024-02", .month) == "2024-02-29" && Finder.lastDay(of: "2026-12", .month) == "2026-12-31")
+        #expect(Finder.dayNumber("1970-01-01") == 0 && Finder.dayNumber("2000-03-01") == 11_017)
+    }
+
     @Test func theChartIsBlocksAndColourOnlyWhenAsked() {
         let points = [TrendPoint(period: "2026-09", from: "2026-09-01", to: "2026-09-30", feelings: [("開心", 2), ("焦慮", 1)]),
                       TrendPoint(period: "2026-10", from: "2026-10-01", to: "2026-10-31", feelings: [])]
@@ -182,5 +190,62 @@ import Testing
         #expect(!plain.contains("\u{1B}"))
         let colored = Rendering.trendChart(points, color: true)
         #expect(colored.contains("\u{1B}[33m█\u{1B}[0m 開心") && colored.contains("\u{1B}[36m"))
+    }
+}
+
+/// The per-tag, per-day counts the store keeps by triggers stay equal to a count of the live
+/// pages' tags through every kind of write: saves, tag edits, new times, trash and back,
+/// purges, discarded drafts, renames, merges and a wipe.
+@Suite struct TagDayCountTests {
+    static func drift(_ diary: TestDiary) throws -> [String] {
+        try diary.store.read { db in
+            let kept = Set(try String.fetchAll(db, sql: "SELECT tag_id || '|' || local_date || '|' || n FROM tag_day WHERE n != 0"))
+            let counted = Set(try String.fetchAll(db, sql: """
+                SELECT et.tag_id || '|' || e.local_date || '|' || count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
+                WHERE e.deleted_at IS NULL AND e.trashed_at IS NULL GROUP BY et.tag_id, e.local_date
+                """))
+            return Array(kept.symmetricDifference(counted)).sorted()
+        }
+    }
+
+    @Test func theKeptCountsFollowEveryWrite() throws {
+        let diary = try TestDiary()
+        let store = diary.store
+        let a = try diary.page("a", tags: ["開心", "工作"], at: moment("2026-11-01 10:00"))
+        let b = try diary.page("b", tags: ["開心"], at: moment("2026-11-01 20:00"))
+        let c = try diary.page("c", tags: ["焦慮", "工作"], at: moment("2026-11-03 09:00"))
+        #expect(try Self.drift(diary) == [])
+        _ = try store.edit(ids: [a], EntryEdit(addTags: ["放鬆"], removeTags: ["工作"]))
+        #expect(try Self.drift(diary) == [], "tags added and removed")
+        _ = try store.edit(ids: [b], EntryEdit(occurredAt: moment("2026-12-24 10:00"), timeZone: TimeZone(identifier: "Asia/Taipei")!))
+        #expect(try Self.drift(diary) == [], "a new day")
+        _ = try store.trash(ids: [c])
+        #expect(try Self.drift(diary) == [], "to the trash")
+        _ = try store.untrash(ids: [c])
+        #expect(try Self.drift(diary) == [], "back from the trash")
+        _ = try store.trash(ids: [a])
+        _ = try store.purge(ids: [a])
+        #expect(try Self.drift(diary) == [], "purged")
+        _ = try store.renameTag("開心", to: "快樂")
+        #expect(try Self.drift(diary) == [], "renamed")
+        let draft = try diary.draft("草稿")
+        _ = try store.edit(ids: [draft], EntryEdit(addTags: ["期待"]))
+        _ = try store.discard(entryId: draft)
+        #expect(try Self.drift(diary) == [], "a tagged draft discarded")
+
+        // Another diary's records merged in, then one of them changed there and merged again.
+        let other = try TestDiary()
+        let d = try other.page("d", tags: ["開心", "海邊"], at: moment("2026-11-05 10:00"))
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        #expect(try Self.drift(diary) == [], "merged")
+        _ = try other.store.edit(ids: [d], EntryEdit(removeTags: ["海邊"], occurredAt: moment("2026-11-06 10:00"),
+                                                    timeZone: TimeZone(identifier: "Asia/Taipei")!))
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        #expect(try Self.drift(diary) == [], "merged again, changed")
+        #expect(try Finder(store: store).trend(by: .month, FindRequest(), language: .zhHant).map(\.total) == [2, 1],
+                "November: 焦慮 on c and 開心 on d; December: b's 快樂 (renamed from 開心), counted as 開心")
+
+        try store.wipeAll()
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tag_day WHERE n != 0") } == 0)
     }
 }
