@@ -89,27 +89,16 @@ extension Finder {
         return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
     }
 
+    private static let utc = TimeZone(identifier: "UTC")!
+
     private static func civil(_ number: Int) -> (year: Int, month: Int, day: Int) {
-        let z = number + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, dayOfYear - (153 * mp + 2) / 5 + 1)
+        let time = Timestamps.CivilTime(Date(timeIntervalSince1970: Double(number) * 86_400), zone: utc)
+        return (time.year, time.month, time.dayOfMonth)
     }
 
     private static func day(_ number: Int) -> String {
         let (year, month, day) = civil(number)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-    }
-
-    /// Zero-padded digits (`String(format:)` wakes the locale machinery, which a short
-    /// command feels).
-    private static func pad(_ number: Int, _ width: Int) -> String {
-        let digits = String(number)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return Timestamps.day(year, month, day)
     }
 
     /// Monday is 0.
@@ -125,7 +114,7 @@ extension Finder {
             // An ISO week belongs to the year of its Thursday.
             let thursday = number - weekday(number) + 3
             let year = civil(thursday).year
-            return pad(year, 4) + "-W" + pad((thursday - dayNumber(year, 1, 1)) / 7 + 1, 2)
+            return Timestamps.day(year, 1, 1).prefix(4) + "-W" + Timestamps.pad((thursday - dayNumber(year, 1, 1)) / 7 + 1)
         }
     }
 
