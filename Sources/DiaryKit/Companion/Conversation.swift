@@ -103,7 +103,7 @@ public struct Conversation: Sendable {
                 result.notices.append(.analysisDeferred)
             }
         }
-        let greetingRequest = remembering(request(entry, persona: persona), said: [])
+        let greetingRequest = remembering(request(entry, persona: persona))
         let (greeting, by) = try await ask(providers, notices: &result.notices) { provider in
             try await provider.greet(greetingRequest, onText: onText)
         }
@@ -272,8 +272,7 @@ public struct Conversation: Sendable {
     private func answer(entryId: String, persona: Persona, notices: inout [Phrase],
                         onText: @Sendable (String) -> Void) async throws -> Message {
         let entry = try store.entry(id: entryId, includeMessages: true)
-        let said = (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text)
-        let request = remembering(try await condensed(entry, persona: persona, notices: &notices), said: said)
+        let request = remembering(try await condensed(entry, persona: persona, notices: &notices))
         let reply: String
         let by: String
         do {
@@ -372,10 +371,10 @@ public struct Conversation: Sendable {
 
     /// The request with the earlier pages related to the moment and to what the person has
     /// said lately; a recall that fails only leaves them out.
-    func remembering(_ request: CompanionRequest, said: [String]) -> CompanionRequest {
+    func remembering(_ request: CompanionRequest) -> CompanionRequest {
         guard memory != .off else { return request }
         var request = request
-        var memories = (try? Recall(store: store).recollections(for: Recall.Moment(request.entry, said: said))) ?? []
+        var memories = (try? Recall(store: store).recollections(for: Recall.Moment(request.entry))) ?? []
         if memory == .titles { for index in memories.indices { memories[index].excerpt = nil } }
         request.memories = memories
         return request

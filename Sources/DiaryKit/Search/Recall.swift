@@ -47,6 +47,11 @@ public struct Recall: Sendable {
             self.texts = texts
         }
 
+        /// An entry and the person's latest messages in it (when it was read with them).
+        public init(_ entry: Entry) {
+            self.init(entry, said: (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text))
+        }
+
         /// An entry and what the person has said about it so far.
         public init(_ entry: Entry, said: [String] = []) {
             var texts: [(String, Double)] = [(entry.note, 2), (entry.transcript, 2), (entry.title, 2), (entry.summary, 2),

@@ -59,7 +59,7 @@ var inProcess: [Double] = []
 var picked = 0
 for (index, id) in ids.enumerated() {
     let entry = try store.entry(id: id, includeMessages: true)
-    let moment = Recall.Moment(entry, said: (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text))
+    let moment = Recall.Moment(entry)
     let started = DispatchTime.now().uptimeNanoseconds
     let found = try recall.recollections(for: moment)
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9

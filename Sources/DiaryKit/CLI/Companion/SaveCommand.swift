@@ -188,11 +188,7 @@ package struct SaveCommand: DiaryCommand {
             .map { Timestamps.localDate($0.addingTimeInterval(-Double(span - 1) * 86_400), zone: TimeZone(identifier: "UTC")!) } ?? last
         let persona = try context.persona(flag: persona, entryPersona: nil, store: store)
         let conversation = try context.conversation(store, providerFlag: provider)
-        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (entry: Entry, notices: [Phrase]) = { _ in
-            try await conversation.reflect(period: period, from: first, to: last, persona: persona)
-        }
-        let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
-        let saved = try await LiveReply(prefix: "", waiting: waiting).run(write)
+        let saved = try await Self.waiting(context) { try await conversation.reflect(period: period, from: first, to: last, persona: persona) }
         saved.notices.forEach(context.say)
         try Self.printSaved((saved.entry, []), context: context)
     }
@@ -203,13 +199,15 @@ package struct SaveCommand: DiaryCommand {
     static func writePage(entryId: String, persona: Persona, context: CommandContext, conversation: Conversation) async throws
         -> (entry: Entry, memorySuggestions: [String]) {
         let day = Timestamps.localDate(Date(), zone: .current)
-        let write: @Sendable (@escaping @Sendable (String) -> Void) async throws -> (entry: Entry, notices: [Phrase], memorySuggestions: [String]) = { _ in
-            try await conversation.writePage(entryId: entryId, persona: persona, usageDay: day)
-        }
-        let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
-        let saved = try await LiveReply(prefix: "", waiting: waiting).run(write)
+        let saved = try await waiting(context) { try await conversation.writePage(entryId: entryId, persona: persona, usageDay: day) }
         saved.notices.forEach(context.say)
         return (saved.entry, saved.memorySuggestions)
+    }
+
+    /// Runs the companion's work; on a terminal 「正在等回覆…」 shows while it is slow.
+    private static func waiting<T: Sendable>(_ context: CommandContext, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let waiting = context.stdoutIsTerminal && !context.quiet ? Phrase.waitingForReply.text(context.language) : nil
+        return try await LiveReply(prefix: "", waiting: waiting).run { _ in try await work() }
     }
 
     /// The saved page as the person reads it (with the memory.md suggestions after it) or as JSON.

@@ -218,14 +218,18 @@ package struct FindCommand: DiaryCommand {
         }
     }
 
-    private func showEntry(_ reference: String, context: CommandContext, store: DiaryStore) throws {
-        let entry: Entry
+    /// The id a reference names; when none, it says so and ends with status 1.
+    private func resolved(_ reference: String, context: CommandContext, store: DiaryStore) throws -> String {
         do {
-            entry = try store.entry(id: try store.resolve(reference: reference), includeMessages: true)
+            return try store.resolve(reference: reference)
         } catch StoreError.entryNotFound {
             context.say(.entryNotFound(reference: reference))
             throw ExitCode(ExitStatus.nothingFound)
         }
+    }
+
+    private func showEntry(_ reference: String, context: CommandContext, store: DiaryStore) throws {
+        let entry = try store.entry(id: try resolved(reference, context: context, store: store), includeMessages: true)
         if context.json {
             try Output.json(Rendering.entryJSON(entry, paths: context.paths))
         } else {
@@ -234,15 +238,8 @@ package struct FindCommand: DiaryCommand {
     }
 
     private func showRelated(_ reference: String, context: CommandContext, store: DiaryStore) throws {
-        let entry: Entry
-        do {
-            entry = try store.entry(id: try store.resolve(reference: reference), includeMessages: true)
-        } catch StoreError.entryNotFound {
-            context.say(.entryNotFound(reference: reference))
-            throw ExitCode(ExitStatus.nothingFound)
-        }
-        let said = (entry.messages ?? []).filter { $0.author == .person }.suffix(6).map(\.text)
-        let recalled = try Recall(store: store, limit: limit ?? 3).recollections(for: Recall.Moment(entry, said: said))
+        let entry = try store.entry(id: try resolved(reference, context: context, store: store), includeMessages: true)
+        let recalled = try Recall(store: store, limit: limit ?? 3).recollections(for: Recall.Moment(entry))
         for recollection in recalled {
             let page = try store.entry(id: recollection.entryId)
             if context.json {
@@ -262,13 +259,7 @@ package struct FindCommand: DiaryCommand {
     }
 
     private func showHistory(_ reference: String, context: CommandContext, store: DiaryStore) throws {
-        let id: String
-        do {
-            id = try store.resolve(reference: reference)
-        } catch StoreError.entryNotFound {
-            context.say(.entryNotFound(reference: reference))
-            throw ExitCode(ExitStatus.nothingFound)
-        }
+        let id = try resolved(reference, context: context, store: store)
         let versions = try store.history(entryId: id)
         for version in versions {
             if context.json {
