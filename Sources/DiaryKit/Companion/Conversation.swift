@@ -70,6 +70,9 @@ public struct Conversation: Sendable {
     public var notes: String?
     /// Where the weather of a moment comes from; nil leaves weather out.
     public var weather: (any WeatherSource)?
+    /// Makes meaning vectors, so earlier pages that say the same in other words are recalled
+    /// too; nil recalls by words alone.
+    public var embedder: (any TextEmbedder)?
     /// Pictures of an entry's media for analysis (a downscaled photo, video keyframes).
     public var look: @Sendable (Entry) -> [Data] = { _ in [] }
 
@@ -103,7 +106,7 @@ public struct Conversation: Sendable {
                 result.notices.append(.analysisDeferred)
             }
         }
-        let greetingRequest = remembering(request(entry, persona: persona))
+        let greetingRequest = await remembering(request(entry, persona: persona), notices: &result.notices)
         let (greeting, by) = try await ask(providers, notices: &result.notices) { provider in
             try await provider.greet(greetingRequest, onText: onText)
         }
@@ -208,6 +211,7 @@ public struct Conversation: Sendable {
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
                            persona: persona.id, provider: by, usageDay: usageDay)
+        await embedSaved(notices: &notices)
         return (try store.entry(id: entryId), notices, page.memorySuggestions)
     }
 
@@ -272,7 +276,7 @@ public struct Conversation: Sendable {
     private func answer(entryId: String, persona: Persona, notices: inout [Phrase],
                         onText: @Sendable (String) -> Void) async throws -> Message {
         let entry = try store.entry(id: entryId, includeMessages: true)
-        let request = remembering(try await condensed(entry, persona: persona, notices: &notices))
+        let request = await remembering(try await condensed(entry, persona: persona, notices: &notices), notices: &notices)
         let reply: String
         let by: String
         do {
@@ -370,14 +374,35 @@ public struct Conversation: Sendable {
     }
 
     /// The request with the earlier pages related to the moment and to what the person has
-    /// said lately; a recall that fails only leaves them out.
-    func remembering(_ request: CompanionRequest) -> CompanionRequest {
+    /// said lately; a recall that fails only leaves them out, an embedder that fails leaves
+    /// recall to words (with a notice the first time).
+    func remembering(_ request: CompanionRequest, notices: inout [Phrase]) async -> CompanionRequest {
         guard memory != .off else { return request }
         var request = request
-        var memories = (try? Recall(store: store).recollections(for: Recall.Moment(request.entry))) ?? []
+        let moment = Recall.Moment(request.entry)
+        var meaning: Recall.Meaning?
+        if let embedder {
+            do {
+                meaning = try await embedder.embed([moment.meaningText]).first.map { Recall.Meaning(model: embedder.model, vector: $0) }
+            } catch {
+                if !((error as? MeaningUnavailable)?.again ?? false) { notices.append(.meaningUnavailable) }
+            }
+        }
+        var memories = (try? Recall(store: store).recollections(for: moment, meaning: meaning)) ?? []
         if memory == .titles { for index in memories.indices { memories[index].excerpt = nil } }
         request.memories = memories
         return request
+    }
+
+    /// Makes the meaning vectors of the page just saved and of a few others that lack one
+    /// (pages that came by sync or import), after the page is safely stored.
+    private func embedSaved(notices: inout [Phrase]) async {
+        guard let embedder, memory != .off else { return }
+        do {
+            try await PageMeanings(store: store, embedder: embedder).catchUp(limit: PageMeanings.batch * 2)
+        } catch {
+            if !((error as? MeaningUnavailable)?.again ?? false) { notices.append(.meaningUnavailable) }
+        }
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {

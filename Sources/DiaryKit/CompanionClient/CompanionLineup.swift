@@ -71,14 +71,14 @@ public struct CompanionLineup: Sendable {
         return CompanionLineup(providers: providers, notices: notices, offlineByDefault: nothingConfigured)
     }
 
-    enum KeyLookup {
+    package enum KeyLookup {
         case found(Secret?)
         case missing(variable: String)
     }
 
     /// The provider's key: from its environment variable, or from a file only its owner can
     /// read; none at all for endpoints that need none (a local Ollama or llama.cpp server).
-    static func key(for settings: ProviderSettings, environment: [String: String]) throws -> KeyLookup {
+    package static func key(for settings: ProviderSettings, environment: [String: String]) throws -> KeyLookup {
         if let file = settings.apiKeyFile {
             let path = (file as NSString).expandingTildeInPath
             var info = stat()

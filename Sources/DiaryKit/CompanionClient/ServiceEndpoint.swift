@@ -82,6 +82,15 @@ public struct RequestLog: Sendable {
     public static let silent = RequestLog { _ in }
 }
 
+/// The client every service's requests go through. A connection that cannot be made fails at
+/// once instead of being tried again until the deadline (the shared client's way): whether to
+/// try again is `RetryPolicy`'s call, so a server that is down costs milliseconds, not a minute.
+private let httpClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration.singletonConfiguration
+    configuration.connectionPool.retryConnectionEstablishment = false
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+}()
+
 /// One HTTP service (a model provider, a weather service): JSON requests, event streams and
 /// multipart uploads, each within a deadline, retried when the failure is transient.
 struct ServiceEndpoint: Sendable {
@@ -188,7 +197,7 @@ struct ServiceEndpoint: Sendable {
         log.write("\(provider): \(method.rawValue) \(URLRedaction.shown(url)) (\(body?.count ?? 0) bytes; Authorization: \(key == nil ? "none" : "Bearer <redacted>"))")
         do {
             return try await withDeadline(seconds: timeout) {
-                let response = try await HTTPClient.shared.execute(prepared, timeout: .milliseconds(Int64(timeout * 1000)))
+                let response = try await httpClient.execute(prepared, timeout: .milliseconds(Int64(timeout * 1000)))
                 let elapsed = Int(Date().timeIntervalSince(started) * 1000)
                 log.write("\(provider): HTTP \(response.status.code) after \(elapsed) ms")
                 guard (200..<300).contains(response.status.code) else {

@@ -14,6 +14,8 @@ public struct Recollection: Sendable, Equatable {
     public var sameDay: Bool
     /// How strongly it is related (higher is closer); 0 for this day in an earlier year.
     public var score: Double
+    /// The cosine of its meaning and the moment's, when it stood out as close in meaning.
+    public var meaning: Double?
 }
 
 /// Picks the earlier pages related to a moment: any of its words may match (a page need not
@@ -21,7 +23,8 @@ public struct Recollection: Sendable, Equatable {
 /// page's tags and place more than the companion's description; and this day in an earlier year.
 ///
 /// The index is asked once for the best few by BM25 over the rarer words; those few are
-/// then scored by the words they share, so the answer explains itself.
+/// then scored by the words they share, so the answer explains itself. With a meaning (an
+/// embedder is configured), pages that say the same in other words join them (`Meaning.swift`).
 public struct Recall: Sendable {
     public let store: DiaryStore
     /// How many pages at most.
@@ -63,12 +66,14 @@ public struct Recall: Sendable {
         }
     }
 
-    /// Up to `limit` earlier pages for the moment, closest first, this day in an earlier year among them.
-    public func recollections(for moment: Moment) throws -> [Recollection] {
+    /// Up to `limit` earlier pages for the moment, closest first, this day in an earlier year
+    /// among them; by words, and by meaning too when the moment's is given.
+    public func recollections(for moment: Moment, meaning: Meaning? = nil) throws -> [Recollection] {
         guard limit > 0 else { return [] }
         return try store.query { reader in
             let before = MomentKey.lowest(at: Timestamps.millis(moment.occurredAt))
-            var picks = try Self.byWords(reader, moment, before: before, limit: limit)
+            let near = try meaning.map { try Self.nearInMeaning(reader, $0, excluding: moment.entryId) } ?? [:]
+            var picks = try Self.related(reader, moment, before: before, limit: limit, near: near)
             if let sameDay = try Self.thisDayEarlier(reader, moment), !picks.contains(where: { $0.entryId == sameDay.entryId }) {
                 if picks.count >= limit { picks.removeLast() }
                 picks.append(sameDay)
@@ -86,7 +91,8 @@ public struct Recall: Sendable {
     /// Candidates the index ranks before they are scored here.
     static let candidates = 12
 
-    private static func byWords(_ reader: QueryReader, _ moment: Moment, before: Int64, limit: Int) throws -> [Recollection] {
+    private static func related(_ reader: QueryReader, _ moment: Moment, before: Int64, limit: Int,
+                                near: [String: Near]) throws -> [Recollection] {
         // Each term with the largest weight it came with, and the words as the person wrote them.
         var weights: [String: Double] = [:]
         var written: [String: String] = [:]
@@ -102,7 +108,7 @@ public struct Recall: Sendable {
         // person's own words) and, among equals, the first written are the ones looked at.
         let asked = order.enumerated().sorted { (weights[$0.element]!, -$0.offset) > (weights[$1.element]!, -$1.offset) }
             .prefix(maxLookups).map(\.element)
-        guard !weights.isEmpty, let total = try reader.integer("SELECT live FROM entry_total"), total > 1 else { return [] }
+        guard let total = try reader.integer("SELECT live FROM entry_total"), total > 1 else { return [] }
         // A word on most pages says nothing about this one (今天, the); it is left out, which
         // also keeps the lists the index walks short. In a small diary a third of the pages
         // is common; in a big one, a hundredth. Each term's pages are counted only up to
@@ -116,19 +122,32 @@ public struct Recall: Sendable {
         let idf = Dictionary(found.filter { $0.1 > 1 && $0.1 <= common }.map { ($0.0, log(1 + Double(total) / Double($0.1))) },
                              uniquingKeysWith: max)
         let terms = idf.keys.sorted { (weights[$0]! * idf[$0]!, $0) > (weights[$1]! * idf[$1]!, $1) }.prefix(maxTerms)
-        guard !terms.isEmpty else { return [] }
+        guard !terms.isEmpty || !near.isEmpty else { return [] }
 
-        let match = terms.map(quoted).joined(separator: " OR ")
-        // Columns: title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place.
-        // Ranked in the index alone; only the best few rows of the (large) entry table are read.
-        let ranked = try reader.entries("""
-            SELECT \(QueryReader.entryColumns) FROM (
-                SELECT rowid AS key, bm25(entry_fts, 3, 2, 2, 2, 3, 2, 0.5, 0.5, 3) AS score FROM entry_fts
-                WHERE entry_fts MATCH ? AND rowid < ? ORDER BY score LIMIT ?
-            ) best CROSS JOIN entry e ON e.moment_key = best.key
-            WHERE e.id != ? AND e.status = 'saved' ORDER BY best.score
-            """, [.text(match), .integer(before), .integer(Int64(candidates * 2)), .text(moment.entryId)], includeMessages: false)
-            .prefix(candidates)
+        var ranked: [QueriedEntry] = []
+        if !terms.isEmpty {
+            let match = terms.map(quoted).joined(separator: " OR ")
+            // Columns: title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place.
+            // Ranked in the index alone; only the best few rows of the (large) entry table are read.
+            ranked = Array(try reader.entries("""
+                SELECT \(QueryReader.entryColumns) FROM (
+                    SELECT rowid AS key, bm25(entry_fts, 3, 2, 2, 2, 3, 2, 0.5, 0.5, 3) AS score FROM entry_fts
+                    WHERE entry_fts MATCH ? AND rowid < ? ORDER BY score LIMIT ?
+                ) best CROSS JOIN entry e ON e.moment_key = best.key
+                WHERE e.id != ? AND e.status = 'saved' ORDER BY best.score
+                """, [.text(match), .integer(before), .integer(Int64(candidates * 2)), .text(moment.entryId)], includeMessages: false)
+                .prefix(candidates))
+        }
+        // Pages close in meaning that the words did not bring, under the same rules: saved,
+        // live and earlier than the moment.
+        let unranked = near.keys.filter { id in !ranked.contains { $0.entry.id == id } }.sorted()
+        if !unranked.isEmpty {
+            ranked += try reader.entries("""
+                SELECT \(QueryReader.entryColumns) FROM entry e
+                WHERE e.id IN (\(unranked.map { _ in "?" }.joined(separator: ", "))) AND e.status = 'saved'
+                  AND e.deleted_at IS NULL AND e.trashed_at IS NULL AND e.moment_key < ?
+                """, unranked.map(SQLValue.text) + [.integer(before)], includeMessages: false)
+        }
 
         var picks: [Recollection] = []
         for candidate in ranked {
@@ -146,8 +165,13 @@ public struct Recall: Sendable {
                 shared.append((term, value))
             }
             // One shared word is chance unless it is a tag or the place; two are a thread.
-            guard shared.count >= 2 || shared.contains(where: { filed.contains($0.0) }) else { continue }
-            picks.append(recollection(entry, matched: shared.sorted { $0.1 > $1.1 }.map { written[$0.0] ?? $0.0 }, sameDay: false, score: score))
+            // A page that stands out as close in meaning needs no shared word at all.
+            let close = near[entry.id]
+            guard shared.count >= 2 || shared.contains(where: { filed.contains($0.0) }) || close != nil else { continue }
+            score += (close?.deviations ?? 0) * meaningWeight
+            var pick = recollection(entry, matched: shared.sorted { $0.1 > $1.1 }.map { written[$0.0] ?? $0.0 }, sameDay: false, score: score)
+            pick.meaning = close.map { ($0.cosine * 1000).rounded() / 1000 }
+            picks.append(pick)
         }
         return Array(picks.sorted { ($0.score, $0.day) > ($1.score, $1.day) }.prefix(limit))
     }
@@ -186,6 +210,6 @@ public struct Recall: Sendable {
         let text = (entry.summary ?? entry.note).map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
         let excerpt = text.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
         return Recollection(entryId: entry.id, title: entry.title, day: Timestamps.localDate(entry.occurredAt, zone: entry.zone),
-                            excerpt: excerpt, matched: matched, sameDay: sameDay, score: score)
+                            excerpt: excerpt, matched: matched, sameDay: sameDay, score: score, meaning: nil)
     }
 }

@@ -16,11 +16,27 @@ extension Phrase {
 
     package static let nothingRelated = Phrase("沒有和這篇相關的更早日記", "No earlier pages relate to this one.")
 
-    /// Why an earlier page was recalled: the words both share, or the day.
+    /// Why an earlier page was recalled: the words both share, its meaning, or the day.
     package static func recalledBecause(_ recollection: Recollection) -> Phrase {
         if recollection.sameDay { return Phrase("↳ 往年的今天", "↳ this day in an earlier year") }
-        return Phrase("↳ 共同的字詞：" + recollection.matched.joined(separator: "、"),
-                      "↳ shared words: " + recollection.matched.joined(separator: ", "))
+        if recollection.matched.isEmpty { return Phrase("↳ 意思相近", "↳ close in meaning") }
+        let close = recollection.meaning != nil
+        return Phrase("↳ 共同的字詞：" + recollection.matched.joined(separator: "、") + (close ? "；意思也相近" : ""),
+                      "↳ shared words: " + recollection.matched.joined(separator: ", ") + (close ? "; close in meaning too" : ""))
+    }
+
+    /// The embedder named by `[memory] embeddings` is missing or failed; recall uses words.
+    package static let meaningUnavailable = Phrase("暫時無法依意思找回從前的日記，這次只依字詞",
+        "Can't recall earlier pages by meaning right now; using their words this time.")
+
+    /// The person did not agree to send pages to the embedder.
+    package static let meaningDeclined = Phrase("好的，日記不會送去建立意思索引，這次只依字詞找回從前的日記",
+        "All right: no page is sent to be embedded; earlier pages are recalled by their words this time.")
+
+    /// Pages given meaning vectors on this device by `diary-save --embed`.
+    package static func pagesEmbedded(_ made: Int, model: String) -> Phrase {
+        Phrase("已為 \(made) 篇日記建立意思索引（\(model)，只存在這台裝置）",
+               "Made meaning vectors for \(made) page\(made == 1 ? "" : "s") (\(model); kept on this device only).")
     }
 
     static let emptyTrash = Phrase("回收桶是空的", "The trash is empty.")
@@ -49,4 +65,9 @@ extension SearchError: ReportableError {
     }
 
     package var exitStatus: Int32 { ExitStatus.usage }
+}
+
+extension MeaningUnavailable: ReportableError {
+    package var phrase: Phrase { .meaningUnavailable }
+    package var exitStatus: Int32 { ExitStatus.tryAgain }
 }

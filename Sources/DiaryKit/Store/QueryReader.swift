@@ -69,6 +69,24 @@ struct QueryReader {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map { ($0[0], $0[1]) }
     }
 
+    /// Every vector made by `model`, with its page's id, in the order they are stored.
+    func vectors(model: String, _ each: (String, UnsafeRawBufferPointer) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT entry_id, vector FROM page_vector WHERE model = ?"),
+                                       arguments: [model])
+        while let row = try rows.next() {
+            let id: String = row[0]
+            try row.withUnsafeData(atIndex: 1) { data in
+                try (data ?? Data()).withUnsafeBytes { try each(id, $0) }
+            }
+        }
+    }
+
+    /// The vector `model` made for one page, if there is one.
+    func vector(of entryId: String, model: String) throws -> Data? {
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT vector FROM page_vector WHERE entry_id = ? AND model = ?"),
+                          arguments: [entryId, model])
+    }
+
     private static func arguments(_ values: [SQLValue]) -> StatementArguments {
         StatementArguments(values.map(\.databaseValue))
     }

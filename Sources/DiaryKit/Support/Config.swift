@@ -31,8 +31,18 @@ public struct Config: Sendable, Equatable {
     public var trashKeepDays: Int = 30
     /// `[memory] scope`: which earlier pages go with a talk: `off`, `titles` or `pages`.
     public var memoryScope = "pages"
+    /// `[memory] embeddings`: the `[providers.NAME]` whose `/embeddings` make pages recallable
+    /// by meaning (nil: by words only).
+    public var memoryEmbeddings: String?
 
     public init() {}
+
+    /// The provider that makes meaning vectors and the model it uses, when one is configured
+    /// and has a `[providers.NAME]` table.
+    public var embeddings: (provider: ProviderSettings, model: String)? {
+        guard let name = memoryEmbeddings, let provider = providers[name] else { return nil }
+        return (provider, provider.embeddingModel ?? provider.model)
+    }
 
     /// Reads the file; a missing file gives the defaults.
     public static func load(from file: URL) throws(ConfigError) -> Config {
@@ -77,9 +87,13 @@ public struct Config: Sendable, Equatable {
             }
         }
         if let trash = try root.section("trash"), let days = try trash.positive("keep_days") { config.trashKeepDays = days }
-        if let memory = try root.section("memory"), let scope = try memory.string("scope") {
-            guard ["off", "titles", "pages"].contains(scope) else { throw .invalid("\(origin): [memory] scope = \"\(scope)\" (off, titles, pages)") }
-            config.memoryScope = scope
+        if let memory = try root.section("memory") {
+            if let scope = try memory.string("scope") {
+                guard ["off", "titles", "pages"].contains(scope) else { throw .invalid("\(origin): [memory] scope = \"\(scope)\" (off, titles, pages)") }
+                config.memoryScope = scope
+            }
+            // A name without a table is not refused here: recall falls back to words with a notice.
+            config.memoryEmbeddings = try memory.string("embeddings")
         }
         if let weather = try root.section("weather") {
             config.weather.enabled = try weather.bool("enabled")
@@ -118,6 +132,8 @@ public struct ProviderSettings: Sendable, Equatable {
     public var transcriptionModel: String = "whisper-1"
     /// False for endpoints that take no images (analysis then works from the note and context).
     public var vision = true
+    /// The model for `/embeddings` (default: `model`).
+    public var embeddingModel: String?
 
     public init(name: String, baseURL: String, model: String, apiKeyEnv: String? = nil, apiKeyFile: String? = nil) {
         self.name = name
@@ -141,6 +157,7 @@ public struct ProviderSettings: Sendable, Equatable {
         }
         if let model = try section.string("transcription_model") { transcriptionModel = model }
         if let vision = try section.bool("vision") { self.vision = vision }
+        embeddingModel = try section.string("embedding_model")
     }
 }
 

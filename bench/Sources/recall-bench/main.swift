@@ -89,3 +89,38 @@ for _ in 0..<12 {
                             ["--home", home, "--trend", "--by", "month", "--json"]))
 }
 report("diary-find --trend --by month --json (whole)", Array(trendWhole.dropFirst(2)))
+
+// Recall by meaning ([memory] embeddings): the moment's vector against every kept one.
+// Random 384-dimension vectors stand in for a model's (e5-small's size): the scan costs the
+// same whatever they say, and among 100,000 of them some always stand out, so the close
+// pages are fetched too, as in a real diary.
+let model = "bench-random-384"
+func randomVector() -> [Float] { (0..<384).map { _ in Float.random(in: -1...1) } }
+while true {
+    let missing = try store.pagesToEmbed(model: model, limit: 5000)
+    if missing.isEmpty { break }
+    // Kept as the store keeps them: one signed byte per dimension.
+    try store.keepVectors(model: model, missing.map { ($0.entryId, Data((0..<384).map { _ in UInt8.random(in: 0...255) })) })
+}
+print("vectors kept: \(try store.vectorCount(model: model))")
+var meaningInProcess: [Double] = []
+var close = 0
+for (index, id) in ids.enumerated() {
+    let moment = Recall.Moment(try store.entry(id: id, includeMessages: true))
+    let started = DispatchTime.now().uptimeNanoseconds
+    let found = try recall.recollections(for: moment, meaning: Recall.Meaning(model: model, vector: randomVector()))
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    if index >= 3 { meaningInProcess.append(elapsed) }
+    close += found.filter { $0.meaning != nil }.count
+}
+report("recall with meaning in process", meaningInProcess)
+print(String(format: "pages close in meaning per question: %.2f", Double(close) / Double(max(1, ids.count))))
+let config = FileManager.default.temporaryDirectory.appendingPathComponent("recall-bench-\(getpid()).toml")
+try "[providers.bench]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"\(model)\"\n[memory]\nembeddings = \"bench\"\n"
+    .write(to: config, atomically: true, encoding: .utf8)
+setenv("DIARY_CONFIG", config.path, 1)
+var meaningWhole: [Double] = []
+for id in ids.prefix(20) {
+    meaningWhole.append(timed(URL(fileURLWithPath: binaries).appendingPathComponent("diary-find").path, ["--home", home, "--related", id, "--json"]))
+}
+report("diary-find --related ID with vectors (whole)", meaningWhole)

@@ -18,10 +18,15 @@ extension CommandContext {
             say(.offlineCompanionInUse)
             try? store.setDeviceSetting("notice.offline", Timestamps.rfc3339(Date(), zone: .current))
         }
-        let providers = try consented(lineup.providers, store: store)
+        let embeddings = memory && config.memoryScope != "off" ? try embeddingSettings(log: log) : nil
+        let (providers, embeddingsAgreed) = try consented(lineup.providers, embeddings: embeddings?.provider, store: store)
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
         conversation.memory = memory ? MemoryScope(rawValue: config.memoryScope) ?? .pages : .off
+        if let embeddings, embeddingsAgreed {
+            conversation.embedder = RemoteEmbedder(settings: embeddings.provider, model: embeddings.model, key: embeddings.key,
+                                                   timeout: config.companion.timeoutSeconds, retries: config.companion.retries, log: log)
+        }
         // memory.md is brought up to date with the other devices' copy first; a file that
         // cannot be read or written only leaves it out.
         conversation.notes = MemoryNotes.forPrompt(try? MemoryNotes.reconcile(store, language: language))
@@ -36,27 +41,48 @@ extension CommandContext {
         return conversation
     }
 
-    /// The providers the person agreed to send content to (F-privacy): agreed in the config,
-    /// or once on a terminal (remembered on this device per endpoint). Declining keeps the
-    /// offline companion for this call; with no terminal to ask on, nothing is sent.
-    private func consented(_ providers: [any ChatProvider], store: DiaryStore) throws -> [any ChatProvider] {
-        guard !config.companion.consent else { return providers }
-        let pending = providers.compactMap { $0 as? RemoteCompanion }.filter { remote in
-            (try? store.deviceSetting("consent.\(remote.name)")) != remote.settings.baseURL
+    /// The provider `[memory] embeddings` names, its model and key; nil (with a notice) when
+    /// it has no `[providers.NAME]` table or its key is missing, so recall stays with words.
+    func embeddingSettings(log: RequestLog) throws -> (provider: ProviderSettings, model: String, key: Secret?)? {
+        guard config.memoryEmbeddings != nil else { return nil }
+        guard let (provider, model) = config.embeddings,
+              case let .found(key) = try CompanionLineup.key(for: provider, environment: environment) else {
+            say(.meaningUnavailable)
+            return nil
         }
-        guard let first = pending.first else { return providers }
-        let host = URL(string: first.settings.baseURL)?.host ?? first.settings.baseURL
-        guard let agreed = askYesNo(.consentQuestion(provider: pending.map(\.name).joined(separator: ", "), host: host)) else {
-            throw CompanionError.consentNeeded(provider: first.name)
+        return (provider, model, key)
+    }
+
+    /// The providers the person agreed to send content to (F-privacy), and whether the
+    /// embedder may have their pages: agreed in the config, or once on a terminal (remembered
+    /// on this device per endpoint). Declining keeps the offline companion and words-only
+    /// recall for this call; with no terminal to ask on, nothing is sent (a companion that
+    /// needs consent is an error; an embedder is only left out).
+    private func consented(_ providers: [any ChatProvider], embeddings: ProviderSettings?, store: DiaryStore) throws
+        -> (providers: [any ChatProvider], embeddingsAgreed: Bool) {
+        guard !config.companion.consent else { return (providers, true) }
+        func agreed(_ settings: ProviderSettings) -> Bool {
+            (try? store.deviceSetting("consent.\(settings.name)")) == settings.baseURL
         }
-        guard agreed else {
+        let companions = providers.compactMap { ($0 as? RemoteCompanion)?.settings }.filter { !agreed($0) }
+        var pending = companions
+        if let embeddings, !agreed(embeddings), !pending.contains(where: { $0.name == embeddings.name }) { pending.append(embeddings) }
+        guard let first = pending.first else { return (providers, true) }
+        let host = URL(string: first.baseURL)?.host ?? first.baseURL
+        guard let answer = askYesNo(.consentQuestion(provider: pending.map(\.name).joined(separator: ", "), host: host)) else {
+            if let companion = companions.first { throw CompanionError.consentNeeded(provider: companion.name) }
+            say(.meaningUnavailable)
+            return (providers, false)
+        }
+        guard answer else {
+            guard !companions.isEmpty else { say(.meaningDeclined); return (providers, false) }
             say(.consentDeclined)
             let offline = providers.filter { !$0.isRemote }
-            return offline.isEmpty ? [OfflineCompanion(environment: environment)] : offline
+            return (offline.isEmpty ? [OfflineCompanion(environment: environment)] : offline, false)
         }
-        for remote in pending {
-            try store.setDeviceSetting("consent.\(remote.name)", remote.settings.baseURL)
+        for settings in pending {
+            try store.setDeviceSetting("consent.\(settings.name)", settings.baseURL)
         }
-        return providers
+        return (providers, true)
     }
 }

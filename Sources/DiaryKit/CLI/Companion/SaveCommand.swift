@@ -23,6 +23,10 @@ package struct SaveCommand: DiaryCommand {
             version stays in the page's history (diary-find --show ID --history). A page you \
             edited is not rewritten by the companion unless you agree (or pass --replace). \
             --tidy-tags takes off the filler tags earlier offline pages got (see --dry-run, --undo).
+
+            With [memory] embeddings in the config, each saved page also gets a meaning vector \
+            (kept on this device only), so the companion recalls pages that say the same in other \
+            words; --embed makes the missing ones at once, after a restore or a change of model.
             """,
         version: DiaryVersion.current)
 
@@ -108,6 +112,9 @@ package struct SaveCommand: DiaryCommand {
     @Option(name: .long, help: ArgumentHelp("With --reflect: up to this day, month or year (default today).", valueName: "date"))
     var to: String?
 
+    @Flag(name: .long, help: "Make the meaning vectors [memory] embeddings uses for every saved page without one (kept on this device only).")
+    var embed = false
+
     @Flag(name: .customLong("dry-run"), help: "With --tidy-tags: list what would change, change nothing.")
     var dryRun = false
 
@@ -123,7 +130,8 @@ package struct SaveCommand: DiaryCommand {
         [(edit, "--edit"), (title != nil, "--title"), (!addTag.isEmpty, "--add-tag"), (!removeTag.isEmpty, "--remove-tag"),
          (at != nil, "--at"), (place != nil, "--place"), (star, "--star"), (unstar, "--unstar"), (delete, "--delete"),
          (undelete, "--undelete"), (purge, "--purge"), (move, "--move"), (!renameTag.isEmpty, "--rename-tag"),
-         (tidyTags, "--tidy-tags"), (retry, "--retry"), (discard, "--discard"), (reflect != nil, "--reflect")].filter(\.0).map(\.1)
+         (tidyTags, "--tidy-tags"), (retry, "--retry"), (discard, "--discard"), (reflect != nil, "--reflect"),
+         (embed, "--embed")].filter(\.0).map(\.1)
     }
 
     package func execute(_ context: CommandContext) async throws {
@@ -143,6 +151,7 @@ package struct SaveCommand: DiaryCommand {
         let store = try context.openStore()
         defer { context.purgeExpiredTrash(store) }
         if let reflect { return try await writeReflection(reflect, context: context, store: store) }
+        if embed { return try await embedPages(context: context, store: store) }
         if !chosen.isEmpty && !retry && !discard { return try changeByHand(context: context, store: store) }
         let ids: [String]
         do {
@@ -170,6 +179,22 @@ package struct SaveCommand: DiaryCommand {
             let chosen = try context.persona(flag: persona, entryPersona: entry.persona, store: store)
             try Self.printSaved(try await Self.writePage(entryId: entryId, persona: chosen, context: context, conversation: conversation),
                                 context: context)
+        }
+    }
+
+    /// `--embed`: meaning vectors for every saved page that has none from the configured model.
+    private func embedPages(context: CommandContext, store: DiaryStore) async throws {
+        guard id == nil else { throw InputError.usage(.badOption(detail: "--embed (no id)")) }
+        guard let name = context.config.memoryEmbeddings else { throw ConfigError.invalid("[memory] embeddings is not set") }
+        guard context.config.memoryScope != "off" else { throw ConfigError.invalid("[memory] scope = \"off\"") }
+        guard context.config.embeddings != nil else { throw ConfigError.invalid("[memory] embeddings = \"\(name)\" has no [providers.\(name)] table") }
+        guard let embedder = try context.conversation(store).embedder else { throw ExitCode(ExitStatus.unavailable) }
+        let made = try await Self.waiting(context) { try await PageMeanings(store: store, embedder: embedder).catchUp() }
+        if context.json {
+            try Output.json(.object([("kind", .string("embeddings")), ("model", .string(embedder.model)), ("made", .int(Int64(made))),
+                                     ("pages", .int(Int64(try store.vectorCount(model: embedder.model))))]))
+        } else {
+            try Output.line(Phrase.pagesEmbedded(made, model: embedder.model).text(context.language))
         }
     }
 

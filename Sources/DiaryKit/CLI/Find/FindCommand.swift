@@ -239,13 +239,17 @@ package struct FindCommand: DiaryCommand {
 
     private func showRelated(_ reference: String, context: CommandContext, store: DiaryStore) throws {
         let entry = try store.entry(id: try resolved(reference, context: context, store: store), includeMessages: true)
-        let recalled = try Recall(store: store, limit: limit ?? 3).recollections(for: Recall.Moment(entry))
+        let recall = Recall(store: store, limit: limit ?? 3)
+        // By meaning too when the page has a vector from the configured embedder (made when
+        // it was saved); finding needs no network, so a page without one is found by words.
+        let meaning = try context.config.embeddings.flatMap { try recall.meaning(ofPage: entry.id, model: $0.model) }
+        let recalled = try recall.recollections(for: Recall.Moment(entry), meaning: meaning)
         for recollection in recalled {
             let page = try store.entry(id: recollection.entryId)
             if context.json {
                 try Output.json(Rendering.entryJSON(page, paths: context.paths, adding: [("related", .object([
                     ("matched", .array(recollection.matched.map(JSON.string))), ("same_day", .bool(recollection.sameDay)),
-                    ("score", .double((recollection.score * 1000).rounded() / 1000)),
+                    ("score", .double((recollection.score * 1000).rounded() / 1000)), ("meaning", .optional(recollection.meaning)),
                 ]))]))
             } else {
                 try Output.line(Rendering.entryRow(page, language: context.language,
