@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 6
+    package static let version = 7
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 6.
+    -- InnerBloom Diary: the server side of sync, schema version 7.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 6) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 6)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 7) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 7)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -32,16 +32,20 @@ package enum ServerSchema {
     $guard$;
 
     -- ---------------------------------------------------------------------------------------
-    -- Roles. Every person has a LOGIN role of their own that is a member of diary_user; the
-    -- group holds all privileges, row-level security keeps each person to their own rows.
+    -- Roles. On plain Postgres every person has a LOGIN role of their own that is a member of
+    -- diary_user; the group holds all privileges, row-level security keeps each person to
+    -- their own rows. On Supabase people arrive as "authenticated" (auth.uid() reads their
+    -- token), a NOINHERIT role: membership in diary_user would give it nothing, so the same
+    -- privileges are granted to it directly (see "Privileges").
     DO $roles$
     BEGIN
         IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'diary_user') THEN
             CREATE ROLE diary_user NOLOGIN;
         END IF;
-        -- Supabase: people arrive as "authenticated" and auth.uid() reads their token.
-        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'authenticated') THEN
-            GRANT diary_user TO authenticated;
+        -- Version 6 and before made authenticated a member; the grants below replace that.
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
+                   WHERE m.roleid = 'diary_user'::regrole AND m.member::regrole::text = 'authenticated') THEN
+            REVOKE diary_user FROM authenticated;
         END IF;
     END
     $roles$;
@@ -63,6 +67,9 @@ package enum ServerSchema {
     -- can listen in on or poke someone else's devices (Postgres lets any login use any channel).
     ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS channel text NOT NULL
         DEFAULT ('diary_' || replace(gen_random_uuid()::text, '-', ''));
+    -- The account of someone who signs up through Supabase Auth has no login role: their
+    -- user id is auth.users.id and their token says who they are.
+    ALTER TABLE diary.account ALTER COLUMN role_name DROP NOT NULL;
 
     -- An entry's own fields as the client's record has them (doc), plus the columns the server
     -- sorts and merges by. server_seq is the person's counter value at its last change.
@@ -203,6 +210,15 @@ package enum ServerSchema {
         rows_removed bigint
     );
 
+    -- Storage objects of deleted people, for the Storage API to remove. Supabase refuses a
+    -- DELETE on storage.objects in SQL (it would orphan the stored bytes), so they wait here.
+    CREATE TABLE IF NOT EXISTS diary.storage_removal (
+        bucket_id text NOT NULL,
+        name      text NOT NULL,
+        queued_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (bucket_id, name)
+    );
+
     CREATE TABLE IF NOT EXISTS diary.schema_migration (
         version    int PRIMARY KEY,
         name       text,
@@ -233,11 +249,20 @@ package enum ServerSchema {
     END
     $uid$;
 
+    -- The caller's diary account, or NULL for a login without one (on Supabase, anyone signed
+    -- in has an auth.uid(); only a diary account makes them a person here). SECURITY DEFINER
+    -- reads account as its owner, past its row-level security, which would otherwise ask again.
+    CREATE OR REPLACE FUNCTION diary.my_account() RETURNS uuid
+        LANGUAGE sql STABLE SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+        AS 'SELECT a.user_id FROM diary.account a WHERE a.user_id = auth.uid()';
+
     -- ---------------------------------------------------------------------------------------
-    -- Row-level security: a person sees and writes only rows with their own user_id.
-    -- "(SELECT auth.uid())" is computed once per statement, so the (user_id, ...) indexes
-    -- are used. FORCE makes the policies apply to the tables' owner too (unless a superuser),
-    -- so that even the SECURITY DEFINER delete_account() can only touch the caller's rows.
+    -- Row-level security: a person sees and writes only rows with their own user_id, and a
+    -- login without a diary account nothing at all. "(SELECT diary.my_account())" is computed
+    -- once per statement, so the (user_id, ...) indexes are used. FORCE makes the policies
+    -- apply to the tables' owner too (unless a superuser or BYPASSRLS), so that even the
+    -- SECURITY DEFINER remove_person() can only touch the rows of the person it acts for.
     DO $rls$
     DECLARE
         t text;
@@ -251,36 +276,48 @@ package enum ServerSchema {
                 EXECUTE format('ALTER TABLE diary.%I FORCE ROW LEVEL SECURITY', t);
             END IF;
             EXECUTE format('DROP POLICY IF EXISTS own_rows ON diary.%I', t);
-            EXECUTE format('CREATE POLICY own_rows ON diary.%I FOR ALL '
-                           'USING (user_id = (SELECT auth.uid())) WITH CHECK (user_id = (SELECT auth.uid()))', t);
+            -- account's own policy cannot go through my_account(), which reads account.
+            EXECUTE format('CREATE POLICY own_rows ON diary.%I FOR ALL USING (user_id = (SELECT %s)) WITH CHECK (user_id = (SELECT %s))',
+                           t, CASE t WHEN 'account' THEN 'auth.uid()' ELSE 'diary.my_account()' END,
+                           CASE t WHEN 'account' THEN 'auth.uid()' ELSE 'diary.my_account()' END);
         END LOOP;
         -- Tables without per-person rows: RLS on (no policy = no access) but not forced, so
-        -- the owner (the operator, and delete_account writing its audit row) still can.
-        FOREACH t IN ARRAY ARRAY['config', 'deletion_audit', 'schema_migration'] LOOP
+        -- the owner (the operator, and remove_person writing its audit row) still can.
+        FOREACH t IN ARRAY ARRAY['config', 'deletion_audit', 'schema_migration', 'storage_removal'] LOOP
             EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
         END LOOP;
         DROP POLICY IF EXISTS read_config ON diary.config;
-        CREATE POLICY read_config ON diary.config FOR SELECT TO diary_user USING (true);
+        CREATE POLICY read_config ON diary.config FOR SELECT USING ((SELECT diary.my_account()) IS NOT NULL);
     END
     $rls$;
 
     -- ---------------------------------------------------------------------------------------
-    -- Privileges: nothing for PUBLIC; diary_user gets exactly what the client needs.
-    -- Revoked from diary_user too first, so that re-running the script also takes back
-    -- anything granted by hand.
-    REVOKE ALL ON SCHEMA diary FROM PUBLIC;
-    REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM PUBLIC, diary_user;
-    REVOKE ALL ON ALL SEQUENCES IN SCHEMA diary FROM PUBLIC, diary_user;
-    GRANT USAGE ON SCHEMA diary TO diary_user;
-    GRANT SELECT, INSERT, UPDATE, DELETE
-        ON diary.entry, diary.media, diary.message, diary.entry_tag, diary.setting, diary.conflict,
-           diary.push_receipt, diary.media_chunk, diary.media_object
-        TO diary_user;
-    GRANT SELECT ON diary.config TO diary_user;
-    GRANT SELECT ON diary.time_zone TO diary_user;
-    -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
-    GRANT SELECT, UPDATE (server_seq) ON diary.account TO diary_user;
-    -- (No grant at all on deletion_audit and schema_migration.)
+    -- Privileges: nothing for PUBLIC (nor Supabase's anon); the people's role gets exactly
+    -- what the client needs: diary_user on plain Postgres, and on Supabase authenticated too.
+    -- Revoked from them first, so that re-running the script also takes back anything granted
+    -- by hand.
+    DO $privileges$
+    DECLARE
+        who text;
+    BEGIN
+        FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
+            CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+            EXECUTE 'REVOKE ALL ON SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+            EXECUTE 'REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+            EXECUTE 'REVOKE ALL ON ALL SEQUENCES IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+        END LOOP;
+        FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
+            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+            EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
+            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
+                           'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
+            EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone TO %I', who);
+            -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
+            EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
+            -- (No grant at all on deletion_audit, storage_removal and schema_migration.)
+        END LOOP;
+    END
+    $privileges$;
 
     -- ---------------------------------------------------------------------------------------
     -- Defaults an operator may edit afterwards: ON CONFLICT DO NOTHING keeps their version.
@@ -303,7 +340,7 @@ package enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := auth.uid();
+        uid uuid := diary.my_account();
     BEGIN
         IF uid IS NULL THEN
             RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
@@ -1185,34 +1222,57 @@ package enum ServerSchema {
     END
     $fn$;
 
-    -- Removes everything of the caller's, leaves an anonymous audit row and disables the
-    -- login. SECURITY DEFINER because it must also write deletion_audit and alter the role;
-    -- the tables' forced row-level security still limits it to the caller's rows.
-    CREATE OR REPLACE FUNCTION diary.delete_account() RETURNS bigint
+    -- Removes everything of one person's: their rows, chunks and account, their Storage objects
+    -- (queued for the Storage API), and leaves an anonymous audit row. Only for the functions
+    -- below (no grant): the tables' forced row-level security limits it to the person the
+    -- session acts for, which must be the one named.
+    CREATE OR REPLACE FUNCTION diary.remove_person(uid uuid) RETURNS bigint
         LANGUAGE plpgsql SECURITY DEFINER
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        uid uuid := diary.account_id();
-        login_role text;
         t text;
         n bigint;
         removed bigint := 0;
     BEGIN
-        SELECT a.role_name INTO login_role FROM diary.account a WHERE a.user_id = uid;
+        IF uid IS NULL OR diary.my_account() IS DISTINCT FROM uid THEN
+            RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
+        END IF;
         FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
                                  'conflict', 'push_receipt'] LOOP
             EXECUTE format('DELETE FROM diary.%I WHERE user_id = $1', t) USING uid;
             GET DIAGNOSTICS n = ROW_COUNT;
             removed := removed + n;
         END LOOP;
-        -- The account row last: the policies above find the caller through it.
+        IF to_regclass('storage.objects') IS NOT NULL THEN
+            EXECUTE 'INSERT INTO diary.storage_removal (bucket_id, name)
+                     SELECT o.bucket_id, o.name FROM storage.objects o
+                      WHERE o.bucket_id = ''diary-media'' AND o.name LIKE $1 || ''/%''
+                     ON CONFLICT DO NOTHING' USING uid::text;
+            GET DIAGNOSTICS n = ROW_COUNT;
+            removed := removed + n;
+        END IF;
+        -- The account row last: the policies above find the person through it.
         DELETE FROM diary.account a WHERE a.user_id = uid;
         GET DIAGNOSTICS n = ROW_COUNT;
         removed := removed + n;
         INSERT INTO diary.deletion_audit (user_hash, rows_removed)
         VALUES (encode(sha256(convert_to(uid::text, 'UTF8')), 'hex'), removed);
-        -- Only a login role of our own is disabled (on Supabase session_user is a shared role).
+        RETURN removed;
+    END
+    $fn$;
+
+    -- Removes everything of the caller's and disables their login (a login role of our own;
+    -- on Supabase session_user is a shared role and the person deletes their auth user).
+    CREATE OR REPLACE FUNCTION diary.delete_account() RETURNS bigint
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := diary.account_id();
+        login_role text := (SELECT a.role_name FROM diary.account a WHERE a.user_id = uid);
+        removed bigint := diary.remove_person(uid);
+    BEGIN
         IF login_role = session_user THEN
             EXECUTE format('ALTER ROLE %I NOLOGIN', session_user);
         END IF;
@@ -1220,21 +1280,107 @@ package enum ServerSchema {
     END
     $fn$;
 
-    -- Functions are executable by PUBLIC by default: take that back, then grant what people
-    -- call. record_clock_ms (and the record checks it uses), keep_conflict, apply_entry and
-    -- apply_setting run inside push(), which runs as the caller, so the caller needs them too
-    -- (row-level security still applies). add_user and the media quota functions are for the
-    -- operator only.
-    REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM PUBLIC, diary_user;
-    GRANT EXECUTE ON FUNCTION
-        diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text), diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int),
-        diary.finish_media(text, bigint, int, text), diary.present_media(text[]), diary.whoami(), diary.delete_account(),
-        diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
-        diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
-        diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
-        diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
-        diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
-        TO diary_user;
+    -- ---------------------------------------------------------------------------------------
+    -- Supabase Auth: whoever signs up gets a diary account, and whoever is deleted from
+    -- auth.users (by the dashboard, the admin API or their own account deletion) loses
+    -- everything here too. SECURITY DEFINER: the Auth server's role has no rights in diary.
+    CREATE OR REPLACE FUNCTION diary.account_for_auth_user() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    BEGIN
+        INSERT INTO diary.account (user_id, role_name) VALUES (NEW.id, NULL) ON CONFLICT (user_id) DO NOTHING;
+        RETURN NULL;
+    END
+    $fn$;
+
+    CREATE OR REPLACE FUNCTION diary.forget_auth_user() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        sub text := current_setting('request.jwt.claim.sub', true);
+        claims text := current_setting('request.jwt.claims', true);
+    BEGIN
+        IF EXISTS (SELECT 1 FROM diary.account a WHERE a.user_id = OLD.id) THEN
+            -- The forced policies let remove_person() touch only the rows of the person the
+            -- session acts for: act for the deleted user until it is done, as Supabase's
+            -- auth.uid() reads it, then put the caller's claims back.
+            PERFORM set_config('request.jwt.claim.sub', OLD.id::text, true);
+            PERFORM set_config('request.jwt.claims', jsonb_build_object('sub', OLD.id)::text, true);
+            PERFORM diary.remove_person(OLD.id);
+            PERFORM set_config('request.jwt.claim.sub', coalesce(sub, ''), true);
+            PERFORM set_config('request.jwt.claims', coalesce(claims, ''), true);
+        END IF;
+        RETURN NULL;
+    END
+    $fn$;
+
+    DO $supabase_auth$
+    BEGIN
+        IF to_regclass('auth.users') IS NOT NULL THEN
+            DROP TRIGGER IF EXISTS diary_account ON auth.users;
+            CREATE TRIGGER diary_account AFTER INSERT ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.account_for_auth_user();
+            DROP TRIGGER IF EXISTS diary_forget ON auth.users;
+            CREATE TRIGGER diary_forget AFTER DELETE ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.forget_auth_user();
+            -- People who signed up before the script ran.
+            INSERT INTO diary.account (user_id, role_name) SELECT u.id, NULL FROM auth.users u ON CONFLICT (user_id) DO NOTHING;
+        END IF;
+    END
+    $supabase_auth$;
+
+    -- ---------------------------------------------------------------------------------------
+    -- Supabase Storage: media as objects '{user_id}/{entry_id}/{file}' in the private bucket
+    -- diary-media. A person reads and writes only under their own folder, and only with a
+    -- diary account. Where the script may not add policies to storage.objects (it is not
+    -- its owner), it says so and the operator adds them in the dashboard.
+    DO $supabase_storage$
+    BEGIN
+        IF to_regclass('storage.objects') IS NOT NULL AND to_regclass('storage.buckets') IS NOT NULL THEN
+            INSERT INTO storage.buckets (id, name, public) VALUES ('diary-media', 'diary-media', false)
+                ON CONFLICT (id) DO NOTHING;
+            BEGIN
+                DROP POLICY IF EXISTS diary_media_own ON storage.objects;
+                CREATE POLICY diary_media_own ON storage.objects FOR ALL TO authenticated
+                    USING (bucket_id = 'diary-media' AND (storage.foldername(name))[1] = (SELECT diary.my_account())::text)
+                    WITH CHECK (bucket_id = 'diary-media' AND (storage.foldername(name))[1] = (SELECT diary.my_account())::text);
+            EXCEPTION WHEN insufficient_privilege THEN
+                RAISE NOTICE 'cannot add the policy diary_media_own to storage.objects: add it in the dashboard (see diary-sync(1))';
+            END;
+        END IF;
+    END
+    $supabase_storage$;
+
+    -- Functions are executable by PUBLIC by default: take that back, then grant what people call. record_clock_ms (and the record
+    -- checks it uses), keep_conflict, apply_entry and apply_setting run inside push(), which
+    -- runs as the caller, so the caller needs them too (row-level security still applies).
+    -- add_user, remove_person, the Auth triggers and the media quota functions are for the
+    -- operator and the server only.
+    DO $functions$
+    DECLARE
+        who text;
+    BEGIN
+        FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
+            CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+            EXECUTE 'REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+        END LOOP;
+        FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
+            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+            EXECUTE format('GRANT EXECUTE ON FUNCTION
+                diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
+                diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
+                diary.present_media(text[]), diary.whoami(), diary.delete_account(),
+                diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
+                diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
+                diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
+                diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
+                diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
+                TO %I', who);
+        END LOOP;
+    END
+    $functions$;
 
     -- ---------------------------------------------------------------------------------------
     -- What the catalog tells any login about everyone's data. Postgres grants PUBLIC the
@@ -1274,7 +1420,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (6, 'diary-v6-journals-tag-spellings-media-anchors-reflections', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (7, 'diary-v7-supabase-auth-storage', now())
         ON CONFLICT DO NOTHING;
     """#
 }

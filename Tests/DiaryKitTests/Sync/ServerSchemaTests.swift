@@ -967,9 +967,11 @@ private final class SchemaServer {
         database = "diary_t_\(tag)"
     }
 
-    static func make() async throws -> SchemaServer {
+    /// A fresh database with the script applied; `before` runs first (a platform's own schema).
+    static func make(before: String? = nil) async throws -> SchemaServer {
         let server = try SchemaServer()
         try await server.check(server.run(sql: "CREATE DATABASE \(server.database)", database: server.adminDatabase))
+        if let before { try await server.admin(before) }
         try await server.applyScript()
         return server
     }
@@ -1095,5 +1097,192 @@ private final class SchemaServer {
     private func check(_ outcome: PSQLOutcome) throws -> PSQLOutcome {
         guard outcome.succeeded else { throw PSQLFailure(description: "psql failed (\(outcome.status)): \(outcome.errors)") }
         return outcome
+    }
+}
+
+// MARK: - A database shaped like a Supabase project
+
+/// What a Supabase project has before our script runs, as much of it as the script and the
+/// client touch, written after Supabase's own public migrations: the roles of supabase/postgres'
+/// initial schema (anon, authenticated and service_role are NOLOGIN NOINHERIT), auth.users and
+/// auth.uid() as supabase/auth defines them (the claim `sub` of the request's JWT), and
+/// storage.buckets, storage.objects, storage.foldername() and the protect_delete trigger of
+/// supabase/storage (a DELETE in SQL is refused, as it would orphan the stored bytes). No live
+/// Supabase project is used.
+private let supabaseShape = #"""
+DO $roles$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN CREATE ROLE anon NOLOGIN NOINHERIT; END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN CREATE ROLE authenticated NOLOGIN NOINHERIT; END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role') THEN CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS; END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_auth_admin') THEN CREATE ROLE supabase_auth_admin NOLOGIN NOINHERIT CREATEROLE; END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_storage_admin') THEN CREATE ROLE supabase_storage_admin NOLOGIN NOINHERIT CREATEROLE; END IF;
+END
+$roles$;
+CREATE SCHEMA auth AUTHORIZATION supabase_auth_admin;
+GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
+CREATE TABLE auth.users (
+    instance_id uuid, id uuid PRIMARY KEY, aud varchar(255), role varchar(255), email varchar(255) UNIQUE,
+    encrypted_password varchar(255), created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now(),
+    raw_app_meta_data jsonb, raw_user_meta_data jsonb
+);
+ALTER TABLE auth.users OWNER TO supabase_auth_admin;
+CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
+    SELECT coalesce(nullif(current_setting('request.jwt.claim.sub', true), ''),
+                    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))::uuid
+$$;
+ALTER FUNCTION auth.uid() OWNER TO supabase_auth_admin;
+CREATE SCHEMA storage AUTHORIZATION supabase_storage_admin;
+GRANT USAGE ON SCHEMA storage TO anon, authenticated, service_role;
+CREATE TABLE storage.buckets (
+    id text PRIMARY KEY, name text NOT NULL UNIQUE, owner uuid, public boolean DEFAULT false,
+    created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now()
+);
+CREATE TABLE storage.objects (
+    id uuid PRIMARY KEY DEFAULT gen_random_uuid(), bucket_id text REFERENCES storage.buckets (id), name text,
+    owner uuid, created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now(),
+    last_accessed_at timestamptz DEFAULT now(), metadata jsonb, UNIQUE (bucket_id, name)
+);
+ALTER TABLE storage.buckets OWNER TO supabase_storage_admin;
+ALTER TABLE storage.objects OWNER TO supabase_storage_admin;
+ALTER TABLE storage.buckets ENABLE ROW LEVEL SECURITY;
+ALTER TABLE storage.objects ENABLE ROW LEVEL SECURITY;
+GRANT ALL ON storage.buckets, storage.objects TO anon, authenticated, service_role;
+CREATE FUNCTION storage.foldername(name text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+    _parts text[];
+BEGIN
+    SELECT string_to_array(name, '/') INTO _parts;
+    RETURN _parts[1:array_length(_parts, 1) - 1];
+END
+$$;
+CREATE FUNCTION storage.protect_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF coalesce(current_setting('storage.allow_delete_query', true), 'false') <> 'true' THEN
+        RAISE EXCEPTION 'Direct deletion from storage tables is not allowed. Use the Storage API instead.' USING ERRCODE = '42501';
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER protect_objects_delete BEFORE DELETE ON storage.objects FOR EACH STATEMENT EXECUTE FUNCTION storage.protect_delete();
+"""#
+
+/// The server SQL on a Supabase-shaped database: people who sign up through Auth get an
+/// account, act through `authenticated` with their token's `sub`, keep to their own rows and
+/// Storage folder, and leave nothing behind when their auth user is deleted.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil), .serialized)
+struct SupabaseSchemaTests {
+    /// A Supabase-shaped database with the script applied twice (by statements, then pasted whole).
+    fileprivate static func project(signedUpBefore early: String? = nil) async throws -> SchemaServer {
+        let server = try await SchemaServer.make(before: supabaseShape + (early.map { "\nINSERT INTO auth.users (id, email) VALUES ('\($0)', 'early@example.com');" } ?? ""))
+        try await server.applyScriptAsFile()
+        return server
+    }
+
+    /// Signs someone up the way Supabase Auth writes the row (as its own role).
+    fileprivate static func signUp(_ server: SchemaServer) async throws -> String {
+        let id = randomId()
+        try await server.admin("SET ROLE supabase_auth_admin; INSERT INTO auth.users (id, aud, role, email) VALUES ('\(id)', 'authenticated', 'authenticated', '\(id)@example.com');")
+        return id
+    }
+
+    /// SQL as PostgREST runs an RPC for a signed-in person: role authenticated, the JWT's claims set for the transaction.
+    static func asUser(_ id: String?, _ sql: String, role: String = "authenticated") -> String {
+        let claims = id.map { #"{"sub":"\#($0)","role":"authenticated","aud":"authenticated"}"# } ?? #"{"role":"anon"}"#
+        return "BEGIN; SET LOCAL ROLE \(role); SET LOCAL request.jwt.claims = '\(claims)';\n\(sql)\nCOMMIT;"
+    }
+
+    static func entry(_ text: String) -> JSON {
+        let clock = HLCSource()
+        let t = clock.hlc("dev-a")
+        return Records.entry(id: randomId(), hlc: t, device: "dev-a", note: text,
+                             messages: [Records.message(id: randomId(), author: "person", text: text, minute: 1, hlc: t, device: "dev-a")],
+                             tagLinks: [Records.tag("walk", position: 0, hlc: t, device: "dev-a")])
+    }
+
+    @Test func whoSignsUpGetsAnAccountAndSyncsAsAuthenticated() async throws {
+        let early = randomId()
+        let server = try await Self.project(signedUpBefore: early)
+        #expect(try await server.admin("SELECT count(*) FROM diary.account WHERE user_id = '\(early)' AND role_name IS NULL") == "1",
+                "someone who signed up before the script ran")
+        let alice = try await Self.signUp(server)
+        #expect(try await server.admin("SELECT count(*) FROM diary.account WHERE user_id = '\(alice)'") == "1")
+        #expect(try await server.admin("SELECT count(*) FROM pg_auth_members WHERE member = 'authenticated'::regrole") == "0",
+                "privileges are granted to authenticated itself: a NOINHERIT role gains nothing from membership")
+
+        let pushed = try await server.admin(Self.asUser(alice, "SELECT diary.push($j$\(Records.batch([("k1", Self.entry("河邊散步"))]))$j$::jsonb);"))
+        #expect(pushStatuses(JSON.parse(Data(pushed.utf8)) ?? .null) == ["applied"], "\(pushed)")
+        let pulled = try await server.admin(Self.asUser(alice, "SELECT diary.pull(0, 10);"))
+        #expect(JSON.parse(Data(pulled.utf8))?["items"]?.arrayValue?.count == 1)
+        let who = try await server.admin(Self.asUser(alice, "SELECT diary.whoami();"))
+        #expect(JSON.parse(Data(who.utf8))?["user_id"]?.stringValue == alice)
+        // The early one sees none of it.
+        let other = try await server.admin(Self.asUser(early, "SELECT diary.pull(0, 10);"))
+        #expect(JSON.parse(Data(other.utf8))?["items"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func aSignedInLoginWithoutAnAccountCanWriteNothing() async throws {
+        let server = try await Self.project()
+        let stranger = randomId()  // a valid token, but no diary account (never signed up here, or deleted)
+        let chunk = await server.attempt(Self.asUser(stranger, "INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES ('\(stranger)', '\(fakeSHA256("x"))', 0, '\\x01');"), as: nil)
+        #expect(chunk.sqlState == "42501", "\(chunk.errors)")
+        #expect(await server.attempt(Self.asUser(stranger, "SELECT diary.push('[]'::jsonb);"), as: nil).sqlState == "42501")
+        #expect(await server.attempt(Self.asUser(stranger, "SELECT diary.missing_chunks('\(fakeSHA256("x"))', 1);"), as: nil).sqlState == "42501")
+        let object = await server.attempt(Self.asUser(stranger, "INSERT INTO storage.objects (bucket_id, name) VALUES ('diary-media', '\(stranger)/e/x.jpg');"), as: nil)
+        #expect(object.sqlState == "42501", "no Storage writes without an account either: \(object.errors)")
+        #expect(try await server.admin("SELECT (SELECT count(*) FROM diary.media_chunk) + (SELECT count(*) FROM storage.objects)") == "0")
+        // Not signed in at all: no access to anything in diary.
+        #expect(await server.attempt(Self.asUser(nil, "SELECT diary.pull(0, 10);", role: "anon"), as: nil).sqlState == "42501")
+        #expect(await server.attempt(Self.asUser(nil, "SELECT count(*) FROM diary.entry;", role: "anon"), as: nil).sqlState == "42501")
+    }
+
+    @Test func storageKeepsEachPersonToTheirOwnFolder() async throws {
+        let server = try await Self.project()
+        #expect(try await server.admin("SELECT public FROM storage.buckets WHERE id = 'diary-media'") == "f", "a private bucket")
+        let alice = try await Self.signUp(server), bob = try await Self.signUp(server)
+        try await server.admin(Self.asUser(alice, "INSERT INTO storage.objects (bucket_id, name) VALUES ('diary-media', '\(alice)/entry-1/photo.jpg');"))
+        let intoBob = await server.attempt(Self.asUser(alice, "INSERT INTO storage.objects (bucket_id, name) VALUES ('diary-media', '\(bob)/entry-1/photo.jpg');"), as: nil)
+        #expect(intoBob.sqlState == "42501", "Alice cannot write into Bob's folder")
+        let move = await server.attempt(Self.asUser(alice, "UPDATE storage.objects SET name = '\(bob)/entry-1/photo.jpg' WHERE name LIKE '\(alice)/%';"), as: nil)
+        #expect(move.sqlState == "42501", "nor move a file there")
+        #expect(try await server.admin("SELECT count(*) FROM storage.objects WHERE name LIKE '\(bob)/%'") == "0")
+        #expect(try await server.admin(Self.asUser(bob, "SELECT count(*) FROM storage.objects;")) == "0", "Bob sees none of Alice's")
+        #expect(try await server.admin(Self.asUser(alice, "SELECT count(*) FROM storage.objects;")) == "1")
+        #expect(try await server.admin(Self.asUser(nil, "SELECT count(*) FROM storage.objects;", role: "anon")) == "0")
+    }
+
+    @Test func deletingTheAuthUserRemovesEverythingAndLeavesAnAnonymousAudit() async throws {
+        let server = try await Self.project()
+        let alice = try await Self.signUp(server), bob = try await Self.signUp(server)
+        for person in [alice, bob] {
+            try await server.admin(Self.asUser(person, """
+                SELECT diary.push($j$\(Records.batch([("k-\(person)", Self.entry("海邊"))]))$j$::jsonb);
+                INSERT INTO diary.media_chunk (user_id, sha256, n, bytes) VALUES ('\(person)', '\(fakeSHA256("p"))', 0, '\\xffd8');
+                SELECT diary.finish_media('\(fakeSHA256("p"))', 2, 1, '\(person)/e/\(fakeSHA256("p")).jpg');
+                INSERT INTO storage.objects (bucket_id, name) VALUES ('diary-media', '\(person)/e/\(fakeSHA256("p")).jpg');
+                """))
+        }
+        func rows(_ id: String) async throws -> String {
+            try await server.admin("SELECT " + (SchemaServer.personTables + ["account"])
+                .map { "(SELECT count(*) FROM diary.\($0) WHERE user_id = '\(id)')" }.joined(separator: " + "))
+        }
+        let before = (try await rows(alice), try await rows(bob))
+        #expect(before.0 != "0" && before.0 == before.1)
+        // As Supabase Auth deletes a user: as its own role, with whatever claims its session has.
+        let claimsAfter = try await server.admin("""
+            BEGIN; SET LOCAL ROLE supabase_auth_admin; SET LOCAL request.jwt.claims = '{"role":"service_role"}';
+            DELETE FROM auth.users WHERE id = '\(alice)';
+            SELECT current_setting('request.jwt.claims') || '|' || coalesce(current_setting('request.jwt.claim.sub', true), '');
+            COMMIT;
+            """)
+        #expect(claimsAfter == #"{"role":"service_role"}|"#, "the deleting session's claims are put back")
+        #expect(try await rows(alice) == "0", "every row, chunk and the account")
+        #expect(try await server.admin("SELECT name FROM diary.storage_removal") == "\(alice)/e/\(fakeSHA256("p")).jpg",
+                "the Storage object waits for the Storage API")
+        let hash = try await sha256Hex(alice)
+        #expect(try await server.admin("SELECT count(*) FROM diary.deletion_audit WHERE user_hash = '\(hash)'") == "1")
+        #expect(try await server.admin("SELECT count(*) FROM diary.deletion_audit WHERE user_hash LIKE '%\(alice)%'") == "0")
+        #expect(try await rows(bob) != "0", "Bob keeps everything")
+        #expect(try await server.admin(Self.asUser(bob, "SELECT diary.pull(0, 10);")).contains("海邊"))
     }
 }
