@@ -101,7 +101,7 @@ enum Shell {
         process.arguments = ["-c", command]
         // stderr goes to a file, so stdout can be read to its end without either pipe filling up.
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("diary-shell-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         let errorHandle = try FileHandle(forWritingTo: errorFile)
         let out = Pipe()

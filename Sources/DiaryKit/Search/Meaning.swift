@@ -23,21 +23,30 @@ enum MeaningVector {
         data.map { Float(Int8(bitPattern: $0)) }
     }
 
-    static func norm(_ vector: [Float]) -> Float {
-        vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
-    }
+    /// A moment's vector made like a kept one, to compare in whole numbers.
+    struct Query {
+        let values: [Int32]
+        let norm: Float
 
-    /// The cosine between a vector (of the given norm) and a kept one; 0 when their sizes differ.
-    static func cosine(_ query: [Float], norm: Float, _ kept: UnsafeRawBufferPointer) -> Float {
-        guard kept.count == query.count, norm > 0 else { return 0 }
-        var dot: Float = 0
-        var squares: Float = 0
-        for index in 0..<query.count {
-            let value = Float(Int8(bitPattern: kept[index]))
-            dot += query[index] * value
-            squares += value * value
+        init(_ vector: [Float]) {
+            values = MeaningVector.packed(vector).map { Int32(Int8(bitPattern: $0)) }
+            norm = Float(values.reduce(0) { $0 + $1 * $1 }).squareRoot()
         }
-        return squares > 0 ? dot / (norm * squares.squareRoot()) : 0
+
+        /// The cosine with a kept vector; 0 when their sizes differ or either is all zeros.
+        func cosine(_ kept: UnsafeRawBufferPointer) -> Float {
+            guard kept.count == values.count, norm > 0 else { return 0 }
+            let bytes = kept.assumingMemoryBound(to: Int8.self)
+            // Whole numbers: at most 384 × 127² each way.
+            var dot: Int32 = 0
+            var squares: Int32 = 0
+            for index in 0..<values.count {
+                let value = Int32(bytes[index])
+                dot &+= values[index] &* value
+                squares &+= value &* value
+            }
+            return squares > 0 ? Float(dot) / (norm * Float(squares).squareRoot()) : 0
+        }
     }
 }
 
@@ -129,19 +138,30 @@ extension Recall {
     /// "close" is differs from model to model (e5's cosines crowd between 0.8 and 0.9); how
     /// far a page stands from the rest of the diary does not.
     static func nearInMeaning(_ reader: QueryReader, _ meaning: Meaning, excluding entryId: String) throws -> [String: Near] {
-        let norm = MeaningVector.norm(meaning.vector)
-        var cosines: [(String, Float)] = []
-        try reader.vectors(model: meaning.model) { id, kept in
-            if id != entryId { cosines.append((id, MeaningVector.cosine(meaning.vector, norm: norm, kept))) }
+        let query = MeaningVector.Query(meaning.vector)
+        // The mean and spread of every cosine, and the closest few with their ids.
+        var count = 0
+        var sum = 0.0
+        var squares = 0.0
+        var closest: [(id: String, cosine: Double)] = []
+        try reader.vectors(model: meaning.model, except: entryId) { kept, id in
+            let cosine = Double(query.cosine(kept))
+            count += 1
+            sum += cosine
+            squares += cosine * cosine
+            guard closest.count < candidates || cosine > closest[closest.count - 1].cosine else { return }
+            closest.insert((id(), cosine), at: closest.firstIndex { $0.cosine < cosine } ?? closest.count)
+            if closest.count > candidates { closest.removeLast() }
         }
         // Too few pages to tell what stands out from what is usual.
-        guard cosines.count >= minimumPages else { return [:] }
-        let mean = cosines.reduce(0) { $0 + Double($1.1) } / Double(cosines.count)
-        let spread = (cosines.reduce(0) { $0 + pow(Double($1.1) - mean, 2) } / Double(cosines.count)).squareRoot()
+        guard count >= minimumPages else { return [:] }
+        let mean = sum / Double(count)
+        let spread = (max(0, squares / Double(count) - mean * mean)).squareRoot()
         guard spread > 0 else { return [:] }
-        let near = cosines.lazy.map { ($0.0, Near(cosine: Double($0.1), deviations: (Double($0.1) - mean) / spread)) }
-            .filter { $0.1.deviations >= standsOut }
-        return Dictionary(near.sorted { $0.1.cosine > $1.1.cosine }.prefix(candidates).map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(closest.compactMap { page in
+            let deviations = (page.cosine - mean) / spread
+            return deviations >= standsOut ? (page.id, Near(cosine: page.cosine, deviations: deviations)) : nil
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// How close one page is in meaning.

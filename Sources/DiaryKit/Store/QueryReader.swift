@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A value bound to one `?` of SQL that the search engine hands the store.
 enum SQLValue: Sendable, Equatable {
@@ -69,15 +70,16 @@ struct QueryReader {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: Self.arguments(arguments)).map { ($0[0], $0[1]) }
     }
 
-    /// Every vector made by `model`, with its page's id, in the order they are stored.
-    func vectors(model: String, _ each: (String, UnsafeRawBufferPointer) throws -> Void) throws {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT entry_id, vector FROM page_vector WHERE model = ?"),
-                                       arguments: [model])
-        while let row = try rows.next() {
-            let id: String = row[0]
-            try row.withUnsafeData(atIndex: 1) { data in
-                try (data ?? Data()).withUnsafeBytes { try each(id, $0) }
-            }
+    /// Every vector made by `model` but one page's, in the order they are stored; `each` gets its bytes and a
+    /// way to read its page's id (asked only for the few worth keeping: 100,000 strings cost more
+    /// than the arithmetic).
+    func vectors(model: String, except entryId: String, _ each: (UnsafeRawBufferPointer, () -> String) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: "SELECT vector, entry_id FROM page_vector WHERE model = ? AND entry_id != ?")
+        let rows = try Row.fetchCursor(statement, arguments: [model, entryId])
+        let raw = statement.sqliteStatement
+        while try rows.next() != nil {
+            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(raw, 0), count: Int(sqlite3_column_bytes(raw, 0)))
+            try each(bytes) { String(cString: sqlite3_column_text(raw, 1)) }
         }
     }
 
