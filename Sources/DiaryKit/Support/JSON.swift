@@ -66,60 +66,82 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// Compact, one-line serialization (JSON Lines).
     public var serialized: String {
-        var out = ""
+        // Written as UTF-8 bytes and made a String once: text is copied in whole runs between
+        // the characters that need escaping, not a character at a time.
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
         write(into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String) {
+    private func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case let .bool(value): out += value ? "true" : "false"
-        case let .int(value): out += String(value)
+        case .null: out += "null".utf8
+        case let .bool(value): out += (value ? "true" : "false").utf8
+        case let .int(value): out += String(value).utf8
         case let .double(value):
             if value.isFinite {
                 // A whole number keeps its ".0" (it stays a double when read back). Not
                 // String(format:): its first use wakes the locale machinery, ~25 ms of a command.
-                out += value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) + ".0" : "\(value)"
+                out += (value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) + ".0" : "\(value)").utf8
             } else {
-                out += "null"
+                out += "null".utf8
             }
         case let .string(text): JSON.writeString(text, into: &out)
         case let .array(items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case let .object(pairs):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, pair) in pairs.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.writeString(pair.0, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 pair.1.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// A JSON string: the text's UTF-8 in runs, with quotes, backslashes, control characters
+    /// and U+2028/U+2029 (line breaks to JavaScript) escaped.
+    private static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var run = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                var width = 1
+                let escape: String
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case UInt8(ascii: "\n"): escape = "\\n"
+                case UInt8(ascii: "\r"): escape = "\\r"
+                case UInt8(ascii: "\t"): escape = "\\t"
+                case 0..<0x20: escape = (byte < 0x10 ? "\\u000" : "\\u00") + String(byte, radix: 16)
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] | 1) == 0xA9:
+                    escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    width = 3
+                default:
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                out += escape.utf8
+                index += width
+                run = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Parses one JSON document; nil when it is not valid JSON (or not UTF-8).

@@ -680,7 +680,11 @@ package enum ServerSchema {
 
     -- Merges one entry record (the same rules as the client's merge in RecordExchange.swift);
     -- true when anything changed, and then the entry row carries next_seq.
-    CREATE OR REPLACE FUNCTION diary.apply_entry(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
+    -- Returns 'unchanged', 'changed', or 'new' when the entry and everything in it were new
+    -- here, so that what the server holds is exactly the record (no need to compare it again).
+    -- (Version 6 returned a boolean; a function's result type is only changed by dropping it.)
+    DROP FUNCTION IF EXISTS diary.apply_entry(uuid, jsonb, bigint);
+    CREATE FUNCTION diary.apply_entry(uid uuid, rec jsonb, next_seq bigint) RETURNS text
         LANGUAGE plpgsql
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
@@ -696,9 +700,15 @@ package enum ServerSchema {
         incoming_wins boolean;
         merged jsonb;
         changed boolean := false;
+        all_new boolean;
+        messages jsonb := CASE WHEN jsonb_typeof(rec->'messages') = 'array' THEN rec->'messages' ELSE '[]' END;
+        links jsonb := CASE WHEN jsonb_typeof(rec->'tag_links') = 'array' THEN rec->'tag_links' ELSE '[]' END;
+        added bigint;
+        new_names text[];
     BEGIN
         -- The entry's own fields.
         SELECT e.hlc, e.deleted, e.doc INTO stored FROM diary.entry e WHERE e.user_id = uid AND e.id = eid FOR UPDATE;
+        all_new := NOT FOUND;
         IF NOT FOUND THEN
             INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq)
             VALUES (uid, eid, new_hlc, rec->>'device_id', new_deleted, (rec->>'created_at')::timestamptz,
@@ -753,7 +763,10 @@ package enum ServerSchema {
                 VALUES (uid, child->>'id', eid, child->>'sha256', child_hlc, child->>'device_id',
                         (child->>'deleted_at') IS NOT NULL, child);
                 changed := true;
-            ELSIF stored.entry_id <> eid THEN
+                CONTINUE;
+            END IF;
+            all_new := false;
+            IF stored.entry_id <> eid THEN
                 -- A media id belongs to one entry; a record that moves it is not ours to follow.
                 RAISE EXCEPTION 'media % belongs to another entry', child->>'id' USING ERRCODE = '22023';
             ELSIF child_hlc > stored.hlc COLLATE "C" AND NOT stored.deleted THEN
@@ -769,26 +782,54 @@ package enum ServerSchema {
         END LOOP;
 
         -- Messages are append-only: the only later change a copy can carry is its deletion.
-        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'messages') = 'array'
-                                                                 THEN rec->'messages' ELSE '[]' END) LOOP
-            SELECT m.entry_id, m.deleted INTO stored
-              FROM diary.message m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
-            IF NOT FOUND THEN
-                INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
-                VALUES (uid, child->>'id', eid, child->>'hlc', child->>'device_id', (child->>'deleted_at') IS NOT NULL, child);
-                changed := true;
-            ELSIF stored.entry_id <> eid THEN
-                RAISE EXCEPTION 'message % belongs to another entry', child->>'id' USING ERRCODE = '22023';
-            ELSIF NOT stored.deleted AND (child->>'deleted_at') IS NOT NULL THEN
-                UPDATE diary.message m SET hlc = child->>'hlc', device_id = child->>'device_id', deleted = true, doc = child
-                 WHERE m.user_id = uid AND m.id = child->>'id';
+        -- The new ones go in with one statement (the person's pushes are already serialised by
+        -- the account lock); only copies of messages already here are looked at one by one.
+        WITH incoming AS (SELECT x.value AS doc, x.n FROM jsonb_array_elements(messages) WITH ORDINALITY x(value, n)),
+             inserted AS (
+                 INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
+                 SELECT uid, i.doc->>'id', eid, i.doc->>'hlc', i.doc->>'device_id', (i.doc->>'deleted_at') IS NOT NULL, i.doc
+                   FROM incoming i ORDER BY i.n
+                 ON CONFLICT (user_id, id) DO NOTHING
+                 RETURNING 1)
+        SELECT count(*) INTO added FROM inserted;
+        IF added > 0 THEN
+            changed := true;
+        END IF;
+        IF added < jsonb_array_length(messages) THEN
+            all_new := false;
+            IF EXISTS (SELECT 1 FROM jsonb_array_elements(messages) x
+                         JOIN diary.message m ON m.user_id = uid AND m.id = x->>'id' WHERE m.entry_id <> eid) THEN
+                RAISE EXCEPTION 'a message belongs to another entry' USING ERRCODE = '22023';
+            END IF;
+            UPDATE diary.message m SET hlc = x->>'hlc', device_id = x->>'device_id', deleted = true, doc = x
+              FROM jsonb_array_elements(messages) x
+             WHERE m.user_id = uid AND m.id = x->>'id' AND NOT m.deleted AND (x->>'deleted_at') IS NOT NULL;
+            IF FOUND THEN
                 changed := true;
             END IF;
-        END LOOP;
+        END IF;
 
-        -- Tag links, by name: last writer wins, removals included.
-        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'tag_links') = 'array'
-                                                                 THEN rec->'tag_links' ELSE '[]' END) LOOP
+        -- Tag links, by name: last writer wins, removals included. New names go in with one
+        -- statement; a name already here (or met again in the same record) is merged below.
+        WITH incoming AS (SELECT x.value AS doc, x.n FROM jsonb_array_elements(links) WITH ORDINALITY x(value, n)),
+             inserted AS (
+                 INSERT INTO diary.entry_tag (user_id, entry_id, name, hlc, device_id, deleted, doc)
+                 SELECT uid, eid, i.doc->>'name', i.doc->>'hlc', i.doc->>'device_id', (i.doc->>'deleted_at') IS NOT NULL, i.doc
+                   FROM incoming i ORDER BY i.n
+                 ON CONFLICT (user_id, entry_id, name) DO NOTHING
+                 RETURNING name)
+        SELECT coalesce(array_agg(inserted.name), '{}') INTO new_names FROM inserted;
+        IF cardinality(new_names) > 0 THEN
+            changed := true;
+        END IF;
+        IF cardinality(new_names) < jsonb_array_length(links) THEN
+            all_new := false;
+        END IF;
+        FOR child IN SELECT x.value FROM jsonb_array_elements(links) WITH ORDINALITY x(value, n)
+                      WHERE NOT (x.value->>'name' = ANY (new_names))
+                         OR x.n > (SELECT min(y.n) FROM jsonb_array_elements(links) WITH ORDINALITY y(value, n)
+                                    WHERE y.value->>'name' = x.value->>'name')
+                      ORDER BY x.n LOOP
             child_hlc := child->>'hlc';
             SELECT t.hlc, t.doc INTO stored
               FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = eid AND t.name = child->>'name' FOR UPDATE;
@@ -809,6 +850,8 @@ package enum ServerSchema {
 
         -- A file no live media row of the person shows any more (its page was purged) leaves
         -- the server too.
+        IF jsonb_typeof(rec->'media') = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements(rec->'media') x
+                                                           WHERE (x->>'deleted_at') IS NOT NULL) THEN
         DELETE FROM diary.media_chunk c
          WHERE c.user_id = uid
            AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
@@ -821,13 +864,14 @@ package enum ServerSchema {
                                                                               THEN rec->'media' ELSE '[]' END) x
                              WHERE (x->>'deleted_at') IS NOT NULL)
            AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
+        END IF;
 
         -- Any change, even to a child only, sends the whole entry to the other devices again.
-        IF changed THEN
+        IF changed AND NOT all_new THEN
             UPDATE diary.entry e SET server_seq = next_seq
              WHERE e.user_id = uid AND e.id = eid AND e.server_seq <> next_seq;
         END IF;
-        RETURN changed;
+        RETURN CASE WHEN all_new THEN 'new' WHEN changed THEN 'changed' ELSE 'unchanged' END;
     END
     $fn$;
 
@@ -896,6 +940,7 @@ package enum ServerSchema {
         item_key text;
         status text;
         changed boolean;
+        applied text;
         results jsonb := '[]';
     BEGIN
         IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 20 THEN
@@ -930,9 +975,13 @@ package enum ServerSchema {
                     CONTINUE;
                 END IF;
                 IF rec->>'kind' = 'entry' THEN
-                    changed := diary.apply_entry(uid, rec, seq + 1);
+                    applied := diary.apply_entry(uid, rec, seq + 1);
+                    changed := applied <> 'unchanged';
+                    -- What this device sent is what the server now holds: a new entry is that
+                    -- by construction; a merged one is compared.
                     IF changed THEN
-                        UPDATE diary.entry e SET echo_of = CASE WHEN diary.entry_matches(uid, rec) THEN device END
+                        UPDATE diary.entry e
+                           SET echo_of = CASE WHEN applied = 'new' OR diary.entry_matches(uid, rec) THEN device END
                          WHERE e.user_id = uid AND e.id = rec->>'id';
                     END IF;
                 ELSE

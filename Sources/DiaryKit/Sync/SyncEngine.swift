@@ -107,7 +107,7 @@ package struct SyncEngine: Sendable {
             let batch = OutgoingChange.wire(changes)
             let answer: JSON
             do {
-                answer = try await server.json("SELECT diary.push(\(batch.serialized)::jsonb, \(store.deviceId))::text")
+                answer = try await server.json("SELECT diary.push(\(batch)::jsonb, \(store.deviceId))::text")
             } catch let error as SyncError {
                 if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
                 throw error

@@ -9,18 +9,17 @@ import Foundation
 struct OutgoingChange: Sendable {
     /// The SHA-256 of the record as sent, so a resend is recognised.
     var key: String
-    var record: JSON
+    /// The record as sent, serialised once: the key is its hash and the batch is made of it.
+    var text: String
     var queued: QueuedChange
-    var byteCount: Int
+    var byteCount: Int { text.utf8.count }
 
     init(_ queued: QueuedChange) {
         switch queued.record {
-        case let .entry(entry): record = entry.json
-        case let .setting(setting): record = setting.syncJSON
+        case let .entry(entry): text = entry.json.serialized
+        case let .setting(setting): text = setting.syncJSON.serialized
         }
-        let text = Array(record.serialized.utf8)
-        key = Hex.string(SHA256.hash(data: text))
-        byteCount = text.count
+        key = Hex.string(SHA256.hash(data: Array(text.utf8)))
         self.queued = queued
     }
 
@@ -45,9 +44,9 @@ struct OutgoingChange: Sendable {
         return batch
     }
 
-    /// The batch as `diary.push` takes it: `[{"key": …, "record": …}, …]`.
-    static func wire(_ batch: [OutgoingChange]) -> JSON {
-        .array(batch.map { .object([("key", .string($0.key)), ("record", $0.record)]) })
+    /// The batch as `diary.push` takes it: `[{"key": …, "record": …}, …]` (keys are hex).
+    static func wire(_ batch: [OutgoingChange]) -> String {
+        "[" + batch.map { #"{"key":""# + $0.key + #"","record":"# + $0.text + "}" }.joined(separator: ",") + "]"
     }
 
     /// The pause before the next try after `attempts` failed ones: 1 s, doubling, at most 15 minutes.

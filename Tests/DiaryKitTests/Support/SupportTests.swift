@@ -111,6 +111,27 @@ import Testing
         #expect(foundation?["text"] as? String == "引號\"\\\n\u{01}")
     }
 
+    @Test func stringsAreEscapedExactlyWhereTheyMustBe() throws {
+        let escapes: [(String, String)] = [("a\"b", #""a\"b""#), ("\\", #""\\""#), ("\n\r\t", #""\n\r\t""#),
+                                           ("\u{01}\u{1F}", #""\u0001\u001f""#), ("\u{2028}x\u{2029}", #""\u2028x\u2029""#),
+                                           ("海邊 😀 e\u{301}", "\"海邊 😀 e\u{301}\""), ("", #""""#), ("\u{2027}\u{202A}", "\"\u{2027}\u{202A}\"")]
+        for (text, written) in escapes {
+            #expect(JSON.string(text).serialized == written, "\(text.unicodeScalars.map(\.value))")
+        }
+        // Whatever the text, what is written reads back the same, by us and by Foundation.
+        var generator = SystemRandomNumberGenerator()
+        let pool: [Unicode.Scalar] = ["a", "\"", "\\", "\n", "\u{00}", "\u{1F}", "\u{7F}", "é", "\u{2028}", "\u{2029}", "海", "😀", "\u{301}", "/"]
+        for _ in 0..<300 {
+            var scalars = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...40, using: &generator) { scalars.append(pool.randomElement(using: &generator)!) }
+            let text = String(scalars)
+            let line = JSON.object([("t", .string(text))]).serialized
+            #expect(JSON.parse(Data(line.utf8)) == .object([("t", .string(text))]))
+            #expect((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])?["t"] == text)
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        }
+    }
+
     @Test func rejectsWhatIsNotJSON() {
         for bad in ["{", "{\"a\":}", "[1,]", "{'a':1}", "01", "\"\\x\"", "nul", "{\"a\":1} x", "\"\u{01}\""] {
             #expect(JSON.parse(Data(bad.utf8)) == nil, "\(bad)")
