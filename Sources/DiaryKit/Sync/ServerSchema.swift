@@ -277,9 +277,8 @@ package enum ServerSchema {
             END IF;
             EXECUTE format('DROP POLICY IF EXISTS own_rows ON diary.%I', t);
             -- account's own policy cannot go through my_account(), which reads account.
-            EXECUTE format('CREATE POLICY own_rows ON diary.%I FOR ALL USING (user_id = (SELECT %s)) WITH CHECK (user_id = (SELECT %s))',
-                           t, CASE t WHEN 'account' THEN 'auth.uid()' ELSE 'diary.my_account()' END,
-                           CASE t WHEN 'account' THEN 'auth.uid()' ELSE 'diary.my_account()' END);
+            EXECUTE format('CREATE POLICY own_rows ON diary.%1$I FOR ALL USING (user_id = (SELECT %2$s)) WITH CHECK (user_id = (SELECT %2$s))',
+                           t, CASE t WHEN 'account' THEN 'auth.uid()' ELSE 'diary.my_account()' END);
         END LOOP;
         -- Tables without per-person rows: RLS on (no policy = no access) but not forced, so
         -- the owner (the operator, and remove_person writing its audit row) still can.
