@@ -700,6 +700,7 @@ package enum ServerSchema {
         merged jsonb;
         changed boolean := false;
         all_new boolean;
+        attachments jsonb := CASE WHEN jsonb_typeof(rec->'media') = 'array' THEN rec->'media' ELSE '[]' END;
         messages jsonb := CASE WHEN jsonb_typeof(rec->'messages') = 'array' THEN rec->'messages' ELSE '[]' END;
         links jsonb := CASE WHEN jsonb_typeof(rec->'tag_links') = 'array' THEN rec->'tag_links' ELSE '[]' END;
         added bigint;
@@ -752,8 +753,7 @@ package enum ServerSchema {
         END IF;
 
         -- Media, by id: a newer version replaces a live one; a deleted one stays deleted.
-        FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
-                                                                 THEN rec->'media' ELSE '[]' END) LOOP
+        FOR child IN SELECT value FROM jsonb_array_elements(attachments) LOOP
             child_hlc := child->>'hlc';
             SELECT m.entry_id, m.hlc, m.deleted, m.doc INTO stored
               FROM diary.media m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
@@ -849,20 +849,15 @@ package enum ServerSchema {
 
         -- A file no live media row of the person shows any more (its page was purged) leaves
         -- the server too.
-        IF jsonb_typeof(rec->'media') = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements(rec->'media') x
-                                                           WHERE (x->>'deleted_at') IS NOT NULL) THEN
-        DELETE FROM diary.media_chunk c
-         WHERE c.user_id = uid
-           AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
-                                                                              THEN rec->'media' ELSE '[]' END) x
-                             WHERE (x->>'deleted_at') IS NOT NULL)
-           AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256 AND NOT m.deleted);
-        DELETE FROM diary.media_object o
-         WHERE o.user_id = uid
-           AND o.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->'media') = 'array'
-                                                                              THEN rec->'media' ELSE '[]' END) x
-                             WHERE (x->>'deleted_at') IS NOT NULL)
-           AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
+        IF EXISTS (SELECT 1 FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL) THEN
+            DELETE FROM diary.media_chunk c
+             WHERE c.user_id = uid
+               AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+               AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256 AND NOT m.deleted);
+            DELETE FROM diary.media_object o
+             WHERE o.user_id = uid
+               AND o.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+               AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
         END IF;
 
         -- Any change, even to a child only, sends the whole entry to the other devices again.
