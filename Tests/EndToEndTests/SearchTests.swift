@@ -257,5 +257,10 @@ struct MeaningTests {
         try Data("[memory]\nembeddings = \"nowhere\"\n".utf8).write(to: sandbox.root.appendingPathComponent("config/diary/config.toml"))
         let unnamed = try sandbox.run("diary-save", ["--embed"])
         #expect(unnamed.status == 78 && unnamed.stderr.contains("nowhere"), "\(unnamed.stderr)")
+        // Scope "titles": page text stays on this machine, so an embedder elsewhere is refused.
+        try Data("[providers.far]\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\n[memory]\nscope = \"titles\"\nembeddings = \"far\"\n".utf8)
+            .write(to: sandbox.root.appendingPathComponent("config/diary/config.toml"))
+        let far = try sandbox.run("diary-save", ["--embed"])
+        #expect(far.status == 78 && far.stderr.contains("titles"), "\(far.stderr)")
     }
 }

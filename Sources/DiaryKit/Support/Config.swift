@@ -38,9 +38,11 @@ public struct Config: Sendable, Equatable {
     public init() {}
 
     /// The provider that makes meaning vectors and the model it uses, when one is configured
-    /// and has a `[providers.NAME]` table.
+    /// and has a `[providers.NAME]` table. With `[memory] scope = "titles"` no page text may
+    /// leave the machine, so only an embedder on this machine counts; with `"off"`, none.
     public var embeddings: (provider: ProviderSettings, model: String)? {
-        guard let name = memoryEmbeddings, let provider = providers[name] else { return nil }
+        guard memoryScope != "off", let name = memoryEmbeddings, let provider = providers[name],
+              memoryScope != "titles" || provider.isOnThisMachine else { return nil }
         return (provider, provider.embeddingModel ?? provider.model)
     }
 
@@ -141,6 +143,12 @@ public struct ProviderSettings: Sendable, Equatable {
         self.model = model
         self.apiKeyEnv = apiKeyEnv
         self.apiKeyFile = apiKeyFile
+    }
+
+    /// Its address is this machine's own (a loopback address), so nothing sent leaves it.
+    public var isOnThisMachine: Bool {
+        guard let host = URL(string: baseURL)?.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     init(_ section: Section, name: String) throws(ConfigError) {

@@ -55,6 +55,12 @@ private func e5(_ url: String = embeddingsURL ?? "http://127.0.0.1:9/v1", retrie
         #expect(try Config.parse("[providers.e5]\nbase_url = \"http://h/v1\"\nmodel = \"e5\"\n[memory]\nembeddings = \"e5\"").embeddings?.model == "e5")
         let missing = try Config.parse("[memory]\nembeddings = \"nowhere\"")
         #expect(missing.memoryEmbeddings == "nowhere" && missing.embeddings == nil)
+        // Scope "titles" keeps page text on this machine: only an embedder at a loopback address counts; "off", none.
+        let remote = "[providers.far]\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\n[providers.near]\nbase_url = \"http://127.0.0.1:8000/v1\"\nmodel = \"m\"\n"
+        #expect(try Config.parse(remote + "[memory]\nscope = \"titles\"\nembeddings = \"far\"").embeddings == nil)
+        #expect(try Config.parse(remote + "[memory]\nscope = \"titles\"\nembeddings = \"near\"").embeddings?.provider.name == "near")
+        #expect(try Config.parse(remote + "[memory]\nembeddings = \"far\"").embeddings?.provider.name == "far")
+        #expect(try Config.parse(remote + "[memory]\nscope = \"off\"\nembeddings = \"near\"").embeddings == nil)
     }
 }
 

@@ -18,7 +18,7 @@ extension CommandContext {
             say(.offlineCompanionInUse)
             try? store.setDeviceSetting("notice.offline", Timestamps.rfc3339(Date(), zone: .current))
         }
-        let embeddings = memory && config.memoryScope != "off" ? try embeddingSettings(log: log) : nil
+        let embeddings = memory ? try embeddingSettings(log: log) : nil
         let (providers, embeddingsAgreed) = try consented(lineup.providers, embeddings: embeddings?.provider, store: store)
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
@@ -42,9 +42,10 @@ extension CommandContext {
     }
 
     /// The provider `[memory] embeddings` names, its model and key; nil (with a notice) when
-    /// it has no `[providers.NAME]` table or its key is missing, so recall stays with words.
+    /// it has no `[providers.NAME]` table, is not on this machine under scope `titles`, or its
+    /// key is missing, so recall stays with words. Nothing at all under scope `off`.
     func embeddingSettings(log: RequestLog) throws -> (provider: ProviderSettings, model: String, key: Secret?)? {
-        guard config.memoryEmbeddings != nil else { return nil }
+        guard config.memoryEmbeddings != nil, config.memoryScope != "off" else { return nil }
         guard let (provider, model) = config.embeddings,
               case let .found(key) = try CompanionLineup.key(for: provider, environment: environment) else {
             say(.meaningUnavailable)

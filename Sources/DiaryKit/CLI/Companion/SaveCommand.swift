@@ -187,7 +187,10 @@ package struct SaveCommand: DiaryCommand {
         guard id == nil else { throw InputError.usage(.badOption(detail: "--embed (no id)")) }
         guard let name = context.config.memoryEmbeddings else { throw ConfigError.invalid("[memory] embeddings is not set") }
         guard context.config.memoryScope != "off" else { throw ConfigError.invalid("[memory] scope = \"off\"") }
-        guard context.config.embeddings != nil else { throw ConfigError.invalid("[memory] embeddings = \"\(name)\" has no [providers.\(name)] table") }
+        guard let provider = context.config.providers[name] else { throw ConfigError.invalid("[memory] embeddings = \"\(name)\" has no [providers.\(name)] table") }
+        guard context.config.embeddings != nil else {
+            throw ConfigError.invalid("[memory] scope = \"titles\" keeps page text on this machine, and [providers.\(provider.name)] is not on it")
+        }
         guard let embedder = try context.conversation(store).embedder else { throw ExitCode(ExitStatus.unavailable) }
         let made = try await Self.waiting(context) { try await PageMeanings(store: store, embedder: embedder).catchUp() }
         if context.json {
