@@ -211,7 +211,7 @@ public struct Conversation: Sendable {
         }
         try store.savePage(entryId: entryId, title: page.title, summary: page.summary, tags: page.tags,
                            persona: persona.id, provider: by, usageDay: usageDay)
-        await embedSaved(notices: &notices)
+        await embedSaved(entry, notices: &notices)
         return (try store.entry(id: entryId), notices, page.memorySuggestions)
     }
 
@@ -385,7 +385,7 @@ public struct Conversation: Sendable {
             do {
                 meaning = try await embedder.embed([moment.meaningText]).first.map { Recall.Meaning(model: embedder.model, vector: $0) }
             } catch {
-                if !((error as? MeaningUnavailable)?.again ?? false) { notices.append(.meaningUnavailable) }
+                Self.tellMeaningFailure(error, in: &notices)
             }
         }
         var memories = (try? Recall(store: store).recollections(for: moment, meaning: meaning)) ?? []
@@ -395,14 +395,23 @@ public struct Conversation: Sendable {
     }
 
     /// Makes the meaning vectors of the page just saved and of a few others that lack one
-    /// (pages that came by sync or import), after the page is safely stored.
-    private func embedSaved(notices: inout [Phrase]) async {
+    /// (pages that came by sync or import lately), after the page is safely stored. Only days
+    /// from the page's own (or 30 days back, if later) are looked at, so a save never walks a
+    /// big diary; `diary-save --embed` takes the rest.
+    private func embedSaved(_ entry: Entry, notices: inout [Phrase]) async {
         guard let embedder, memory != .off else { return }
+        let since = min(Timestamps.localDate(entry.occurredAt, zone: entry.zone),
+                        Timestamps.localDate(Date().addingTimeInterval(-30 * 86_400), zone: entry.zone))
         do {
-            try await PageMeanings(store: store, embedder: embedder).catchUp(limit: PageMeanings.batch * 2)
+            try await PageMeanings(store: store, embedder: embedder).catchUp(limit: PageMeanings.batch * 2, since: since)
         } catch {
-            if !((error as? MeaningUnavailable)?.again ?? false) { notices.append(.meaningUnavailable) }
+            Self.tellMeaningFailure(error, in: &notices)
         }
+    }
+
+    /// An embedder's failure is told once: after it, the embedder fails quietly (`again`).
+    private static func tellMeaningFailure(_ error: Error, in notices: inout [Phrase]) {
+        if (error as? MeaningUnavailable)?.again != true { notices.append(.meaningUnavailable) }
     }
 
     private func request(_ entry: Entry, persona: Persona) -> CompanionRequest {

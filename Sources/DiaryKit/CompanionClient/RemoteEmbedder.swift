@@ -26,8 +26,9 @@ public struct RemoteEmbedder: TextEmbedder {
             return try Self.vectors(answer, count: texts.count)
         } catch {
             failed.withLock { $0 = true }
-            endpoint.log.write("\(endpoint.provider): embeddings failed: \((error as? EndpointFailure)?.summary ?? "\(error)")")
-            throw MeaningUnavailable(detail: (error as? EndpointFailure)?.summary ?? "\(error)")
+            let detail = (error as? EndpointFailure)?.summary ?? "\(error)"
+            endpoint.log.write("\(endpoint.provider): embeddings failed: \(detail)")
+            throw MeaningUnavailable(detail: detail)
         }
     }
 

@@ -67,14 +67,14 @@ public struct PageMeanings: Sendable {
         self.embedder = embedder
     }
 
-    /// Makes vectors for up to `limit` saved pages that have none from this model, newest
-    /// first, and returns how many were made. Each batch is kept as soon as it arrives, so a
-    /// failure keeps what was made before it.
+    /// Makes vectors for up to `limit` saved pages that have none from this model (of the days
+    /// from `since`, when given), newest first, and returns how many were made. Each batch is
+    /// kept as soon as it arrives, so a failure keeps what was made before it.
     @discardableResult
-    public func catchUp(limit: Int = .max) async throws -> Int {
+    public func catchUp(limit: Int = .max, since: String? = nil) async throws -> Int {
         var made = 0
         while made < limit {
-            let pages = try store.pagesToEmbed(model: embedder.model, limit: min(Self.batch, limit - made))
+            let pages = try store.pagesToEmbed(model: embedder.model, limit: min(Self.batch, limit - made), since: since)
             guard !pages.isEmpty else { break }
             let vectors = try await embedder.embed(pages.map(Self.text))
             guard vectors.count == pages.count, let size = vectors.first?.count, size > 0,

@@ -10,19 +10,22 @@ public struct PageToEmbed: Sendable, Equatable {
 }
 
 extension DiaryStore {
-    /// Saved pages (newest first) with no vector from `model`; at most `limit`.
-    public func pagesToEmbed(model: String, limit: Int) throws -> [PageToEmbed] {
+    /// Saved pages (newest first) with no vector from `model`, of the local days from `since`
+    /// when given; at most `limit`.
+    public func pagesToEmbed(model: String, limit: Int, since day: String? = nil) throws -> [PageToEmbed] {
         try read { db in
+            // "+status": not by the status index (nearly every entry is saved), but by the
+            // live entries' day index when a first day is given, else newest first by key.
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT e.id, e.title, coalesce(e.summary, e.note) AS page,
                        (SELECT group_concat(name, char(31)) FROM (
                             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id
                             WHERE et.entry_id = e.id AND et.deleted_at IS NULL ORDER BY et.position)) AS tags
                 FROM entry e
-                WHERE e.status = 'saved' AND e.deleted_at IS NULL AND e.trashed_at IS NULL
+                WHERE +e.status = 'saved' AND e.deleted_at IS NULL AND e.trashed_at IS NULL\(day == nil ? "" : " AND e.local_date >= ?")
                   AND NOT EXISTS (SELECT 1 FROM page_vector v WHERE v.entry_id = e.id AND v.model = ?)
                 ORDER BY e.moment_key DESC LIMIT ?
-                """), arguments: [model, limit])
+                """), arguments: StatementArguments((day.map { [$0] } ?? []) + [model, limit] as [DatabaseValueConvertible]))
             return rows.map { row in
                 PageToEmbed(entryId: row["id"], title: row["title"], page: row["page"],
                             tags: (row["tags"] as String?)?.split(separator: "\u{1F}").map(String.init) ?? [])

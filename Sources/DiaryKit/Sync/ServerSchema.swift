@@ -291,34 +291,6 @@ package enum ServerSchema {
     $rls$;
 
     -- ---------------------------------------------------------------------------------------
-    -- Privileges: nothing for PUBLIC (nor Supabase's anon); the people's role gets exactly
-    -- what the client needs: diary_user on plain Postgres, and on Supabase authenticated too.
-    -- Revoked from them first, so that re-running the script also takes back anything granted
-    -- by hand.
-    DO $privileges$
-    DECLARE
-        who text;
-    BEGIN
-        FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
-            CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
-            EXECUTE 'REVOKE ALL ON SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
-            EXECUTE 'REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
-            EXECUTE 'REVOKE ALL ON ALL SEQUENCES IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
-        END LOOP;
-        FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
-            CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
-            EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
-            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
-                           'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
-            EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone TO %I', who);
-            -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
-            EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
-            -- (No grant at all on deletion_audit, storage_removal and schema_migration.)
-        END LOOP;
-    END
-    $privileges$;
-
-    -- ---------------------------------------------------------------------------------------
     -- Defaults an operator may edit afterwards: ON CONFLICT DO NOTHING keeps their version.
     -- No 'provider' row by default: each device keeps the companion its own config names.
     -- An operator who wants one for everyone (D-011) adds it, e.g.
@@ -1396,21 +1368,37 @@ package enum ServerSchema {
     END
     $supabase_storage$;
 
-    -- Functions are executable by PUBLIC by default: take that back, then grant what people call. record_clock_ms (and the record
-    -- checks it uses), keep_conflict, apply_entry and apply_setting run inside push(), which
-    -- runs as the caller, so the caller needs them too (row-level security still applies).
-    -- add_user, remove_person, the Auth triggers and the media quota functions are for the
-    -- operator and the server only.
-    DO $functions$
+    -- ---------------------------------------------------------------------------------------
+    -- Privileges, last, once every table and function exists: nothing for PUBLIC (nor
+    -- Supabase's anon); the people's role gets exactly what the client needs: diary_user on
+    -- plain Postgres, and on Supabase authenticated too. Revoked from them all first, so that
+    -- re-running the script also takes back anything granted by hand (and functions, which
+    -- PUBLIC may execute by default). record_clock_ms (and the record checks it uses),
+    -- keep_conflict, apply_entry and apply_setting run inside push(), which runs as the
+    -- caller, so the caller needs them too (row-level security still applies). add_user,
+    -- remove_person, the Auth triggers and the media quota functions are for the operator and
+    -- the server only; deletion_audit, storage_removal and schema_migration for nobody.
+    DO $privileges$
     DECLARE
         who text;
+        target text;
     BEGIN
         FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
             CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
-            EXECUTE 'REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM ' || CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+            target := CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
+            EXECUTE 'REVOKE ALL ON SCHEMA diary FROM ' || target;
+            EXECUTE 'REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM ' || target;
+            EXECUTE 'REVOKE ALL ON ALL SEQUENCES IN SCHEMA diary FROM ' || target;
+            EXECUTE 'REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM ' || target;
         END LOOP;
         FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
             CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+            EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
+            EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
+                           'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
+            EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone TO %I', who);
+            -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
+            EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
             EXECUTE format('GRANT EXECUTE ON FUNCTION
                 diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
@@ -1423,7 +1411,7 @@ package enum ServerSchema {
                 TO %I', who);
         END LOOP;
     END
-    $functions$;
+    $privileges$;
 
     -- ---------------------------------------------------------------------------------------
     -- What the catalog tells any login about everyone's data. Postgres grants PUBLIC the
