@@ -69,13 +69,15 @@ let package = Package(
             path: "Sources/DiaryKit/Archive"
         ),
         // Sync through Postgres: the server SQL, the wire format, batching, backoff, media
-        // chunks, accounts and watch (PostgresNIO).
+        // chunks, accounts and watch (PostgresNIO); and through a Supabase project's Auth,
+        // REST and Storage APIs (AsyncHTTPClient).
         .target(
             name: "DiarySync",
             dependencies: [
                 "DiaryKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -103,10 +105,13 @@ let package = Package(
         .executableTarget(name: "diary-save", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-find", dependencies: ["FindCLI"]),
         .executableTarget(name: "diary-sync", dependencies: ["SyncCLI"]),
-        // Local stand-ins for the servers tests cannot reach (model provider, weather).
+        // Local stand-ins for the servers tests cannot reach (model provider, weather, a
+        // Supabase project's Auth, REST and Storage APIs over a real Postgres).
         .target(
             name: "FakeServers",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

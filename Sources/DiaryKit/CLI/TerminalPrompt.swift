@@ -26,6 +26,13 @@ extension CommandContext {
         askOnTerminal(question).map { ["y", "yes", "是", "好"].contains($0.lowercased()) }
     }
 
+    /// True when there is a terminal to ask on.
+    package var hasTerminal: Bool {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 { close(descriptor) }
+        return descriptor >= 0
+    }
+
     /// Reads a line from the controlling terminal with echo off (a password); nil without a
     /// terminal or when nothing was typed.
     package func askSecret(_ prompt: Phrase) -> String? {

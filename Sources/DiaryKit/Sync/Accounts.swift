@@ -9,6 +9,18 @@ package struct ServerConsent: Sendable, Equatable {
     var en: String
 
     package func text(_ language: Language) -> String { language == .en ? en : zhHant }
+
+    /// Read from the server's config value `consent`: `{"version", "zh-Hant", "en"}`.
+    init?(json: JSON) {
+        guard let zh = json["zh-Hant"]?.stringValue, let en = json["en"]?.stringValue else { return nil }
+        self.init(version: json["version"]?.doubleValue.map { Int($0) } ?? 1, zhHant: zh, en: en)
+    }
+
+    init(version: Int, zhHant: String, en: String) {
+        self.version = version
+        self.zhHant = zhHant
+        self.en = en
+    }
 }
 
 /// Setting a server up, adding people to it, and a device's login to it.
@@ -78,17 +90,26 @@ package enum Accounts {
     /// server asks them to accept, if any.
     package static func verifyLogin(_ address: ServerAddress, password: String) async throws -> (userId: String, consent: ServerConsent?) {
         let (me, consentText) = try await ServerConnection.with(address, password: password) { server in
-            (try await server.json("SELECT diary.whoami()::text"),
+            (try await server.whoami(),
              try await server.text("SELECT value::text FROM diary.config WHERE key = 'consent'"))
         }
         guard let userId = me["user_id"]?.stringValue else { throw SyncError.permissionDenied }
-        let consent = consentText
-            .flatMap { JSON.parse(Data($0.utf8)) }
-            .flatMap { json -> ServerConsent? in
-                guard let zh = json["zh-Hant"]?.stringValue, let en = json["en"]?.stringValue else { return nil }
-                return ServerConsent(version: json["version"]?.doubleValue.map { Int($0) } ?? 1, zhHant: zh, en: en)
-            }
-        return (userId, consent)
+        return (userId, consentText.flatMap { JSON.parse(Data($0.utf8)) }.flatMap(ServerConsent.init(json:)))
+    }
+
+    /// Checks a Supabase session against the server: the person must have a diary account
+    /// (made when they signed up); their user id and the consent text, if any.
+    package static func verifySession(_ session: SupabaseSession, paths: DiaryPaths) async throws -> (userId: String, consent: ServerConsent?) {
+        let me = try await SupabaseServer(SupabaseTokens(session, paths: paths, saved: false)).whoami()
+        guard let userId = me["user_id"]?.stringValue else { throw SyncError.permissionDenied }
+        return (userId, me["consent"].flatMap(ServerConsent.init(json:)))
+    }
+
+    /// Ends a Supabase session on the server (its refresh token stops working); nothing to do
+    /// for a Postgres login, and an unreachable server does not stop a logout.
+    package static func endSession(_ credentials: Credentials) async {
+        guard case let .supabase(session) = credentials.login else { return }
+        try? await session.project.logOut(session)
     }
 
     /// Stores the login for this diary; a diary synced with another account is refused.
@@ -112,9 +133,7 @@ package enum Accounts {
     /// Deletes everything of this person on the server (an audit row with a hashed id is
     /// all that stays there) and forgets the login. The local diary is left as it is.
     package static func deleteAccount(store: DiaryStore, credentials: Credentials) async throws -> Int64 {
-        let removed = try await ServerConnection.with(credentials.address, password: credentials.password) { server in
-            try await server.text("SELECT diary.delete_account()::text").flatMap(Int64.init) ?? 0
-        }
+        let removed = try await credentials.withServer(paths: store.paths) { server in try await server.deleteAccount() }
         Credentials.remove(store.paths)
         try store.unbindSyncUser()
         return removed

@@ -2,20 +2,46 @@ import DiaryKit
 import Foundation
 
 /// How this device logs in to the sync server: a 0600 JSON file under
-/// `$XDG_STATE_HOME/diary/`. The password lives only here (never in the database, a log
-/// or a message); a file others can read is refused rather than used.
+/// `$XDG_STATE_HOME/diary/`. Passwords and tokens live only here (never in the database, a
+/// log or a message); a file others can read is refused rather than used.
 package struct Credentials: Sendable, Equatable {
-    package var address: ServerAddress
-    package var password: String
+    /// The two ways of reaching a server.
+    package enum Login: Sendable, Equatable {
+        /// Straight to Postgres, as a login role of the person's own.
+        case postgres(ServerAddress, password: String)
+        /// Through a Supabase project's Auth, REST and Storage APIs, as a signed-in person.
+        case supabase(SupabaseSession)
+    }
+
+    package var login: Login
     package var userId: String
     /// The version of the server's consent text the person accepted.
     package var consentVersion: Int?
 
-    package init(address: ServerAddress, password: String, userId: String, consentVersion: Int? = nil) {
-        self.address = address
-        self.password = password
+    package init(login: Login, userId: String, consentVersion: Int? = nil) {
+        self.login = login
         self.userId = userId
         self.consentVersion = consentVersion
+    }
+
+    package init(address: ServerAddress, password: String, userId: String, consentVersion: Int? = nil) {
+        self.init(login: .postgres(address, password: password), userId: userId, consentVersion: consentVersion)
+    }
+
+    /// The server as shown to people: its URL without any secret.
+    package var server: String {
+        switch login {
+        case let .postgres(address, _): return address.description
+        case let .supabase(session): return session.project.url
+        }
+    }
+
+    /// Who is logged in, as shown to people: the login role or the email address.
+    package var account: String {
+        switch login {
+        case let .postgres(address, _): return address.user
+        case let .supabase(session): return session.email
+        }
     }
 
     package static func file(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("credentials") }
@@ -27,24 +53,31 @@ package struct Credentials: Sendable, Equatable {
         guard stat(path, &info) == 0 else { return nil }
         if info.st_mode & 0o077 != 0 { throw SyncError.credentialsExposed(path) }
         guard let data = FileManager.default.contents(atPath: path), let json = JSON.parse(data),
-              let url = json["url"]?.stringValue, let password = json["password"]?.stringValue,
               let userId = json["user_id"]?.stringValue else {
             throw SyncError.notLoggedIn
         }
-        return Credentials(address: try ServerAddress(url), password: password, userId: userId,
-                           consentVersion: json["consent_version"]?.doubleValue.map { Int($0) })
+        let consent = json["consent_version"]?.doubleValue.map { Int($0) }
+        if let session = SupabaseSession(json: json) {
+            return Credentials(login: .supabase(session), userId: userId, consentVersion: consent)
+        }
+        guard let url = json["url"]?.stringValue, let password = json["password"]?.stringValue else { throw SyncError.notLoggedIn }
+        return Credentials(address: try ServerAddress(url), password: password, userId: userId, consentVersion: consent)
     }
 
     /// Writes the file: a 0600 temp file beside it, flushed, then renamed over it.
     package func save(_ paths: DiaryPaths) throws {
         let folder = paths.stateDirectory.path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let json = JSON.object([("url", .string(address.description)), ("password", .string(password)),
-                                ("user_id", .string(userId)), ("consent_version", .optional(consentVersion))])
+        var fields: [(String, JSON)]
+        switch login {
+        case let .postgres(address, password): fields = [("url", .string(address.description)), ("password", .string(password))]
+        case let .supabase(session): fields = session.fields
+        }
+        fields += [("user_id", .string(userId)), ("consent_version", .optional(consentVersion))]
         let temporary = "\(folder)/.credentials-\(UUID().uuidString)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StoreError.cannotCreateHome(folder) }
-        let bytes = Array((json.serialized + "\n").utf8)
+        let bytes = Array((JSON.object(fields).serialized + "\n").utf8)
         let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) } && fsync(descriptor) == 0
         close(descriptor)
         guard written, rename(temporary, Self.file(paths).path) == 0 else {

@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 7
+    package static let version = 8
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 7.
+    -- InnerBloom Diary: the server side of sync, schema version 8.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 7) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 7)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 8) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 8)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -1100,6 +1100,46 @@ package enum ServerSchema {
     END
     $fn$;
 
+    -- Supabase Storage: where a file went up as an object instead of in chunks. The client
+    -- uploads '{user_id}/{entry_id}/{sha256}.{ext}' to the bucket diary-media, then registers
+    -- it here; the object must be in the caller's own folder (the bucket's policy lets them see
+    -- only those) and as big as the file. Complete files are listed by present_media() for
+    -- both ways of reaching the server, so a device syncing over postgres:// and one through
+    -- Supabase's APIs see the same media (bytes travel only the way they went up).
+    CREATE OR REPLACE FUNCTION diary.register_object(sha text, bytes bigint, name text) RETURNS boolean
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := diary.account_id();
+        stored bigint;
+    BEGIN
+        IF to_regclass('storage.objects') IS NULL OR register_object.bytes < 1
+           OR split_part(register_object.name, '/', 1) <> uid::text OR sha !~ '^[0-9a-f]{64}$' THEN
+            RETURN false;
+        END IF;
+        EXECUTE 'SELECT (o.metadata ->> ''size'')::bigint FROM storage.objects o WHERE o.bucket_id = ''diary-media'' AND o.name = $1'
+            INTO stored USING register_object.name;
+        IF stored IS DISTINCT FROM register_object.bytes THEN
+            RETURN false;
+        END IF;
+        INSERT INTO diary.media_object (user_id, sha256, bytes, chunks, name)
+        VALUES (uid, sha, register_object.bytes, 0, register_object.name)
+        ON CONFLICT (user_id, sha256) DO NOTHING;
+        RETURN true;
+    END
+    $fn$;
+
+    -- Where these complete files are: [{sha256, name, bytes, chunks}], chunks 0 for a Storage object.
+    CREATE OR REPLACE FUNCTION diary.media_objects(shas text[]) RETURNS jsonb
+        LANGUAGE sql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        SELECT coalesce(jsonb_agg(jsonb_build_object('sha256', o.sha256, 'name', o.name, 'bytes', o.bytes, 'chunks', o.chunks)
+                                  ORDER BY o.sha256), '[]')
+          FROM diary.media_object o WHERE o.user_id = diary.account_id() AND o.sha256 = ANY (shas)
+    $fn$;
+
     -- ---------------------------------------------------------------------------------------
     -- Media space per person: what their chunks take (kept by a trigger) and a limit the
     -- operator may set, the person's own (account.media_quota) or else the server's default
@@ -1232,8 +1272,11 @@ package enum ServerSchema {
         seq bigint;
     BEGIN
         SELECT a.server_seq INTO seq FROM diary.account a WHERE a.user_id = uid;
+        -- The consent text comes along: a device logging in through Supabase's REST API reads
+        -- no table directly.
         RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0),
-                                  'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid));
+                                  'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid),
+                                  'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
     END
     $fn$;
 
@@ -1290,6 +1333,14 @@ package enum ServerSchema {
     BEGIN
         IF login_role = session_user THEN
             EXECUTE format('ALTER ROLE %I NOLOGIN', session_user);
+        ELSIF login_role IS NULL AND to_regclass('auth.users') IS NOT NULL THEN
+            -- A Supabase person: their auth user goes too (Auth has no self-service deletion),
+            -- which ends every session of theirs. The trigger finds no account left to remove.
+            BEGIN
+                EXECUTE 'DELETE FROM auth.users WHERE id = $1' USING uid;
+            EXCEPTION WHEN insufficient_privilege THEN
+                RAISE NOTICE 'the diary data is gone; the auth user stays (no right to delete it here)';
+            END;
         END IF;
         RETURN removed;
     END
@@ -1402,7 +1453,8 @@ package enum ServerSchema {
             EXECUTE format('GRANT EXECUTE ON FUNCTION
                 diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
-                diary.present_media(text[]), diary.whoami(), diary.delete_account(),
+                diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]),
+                diary.whoami(), diary.delete_account(),
                 diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
                 diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
                 diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
@@ -1451,7 +1503,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (7, 'diary-v7-supabase-auth-storage', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (8, 'diary-v8-supabase-storage-objects', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -45,8 +45,6 @@ package struct SyncEngine: Sendable {
 
     /// Records per pull page.
     static let pullPage = 200
-    /// Media travel in 2 MiB chunks (the server takes 1 byte to 4 MiB).
-    static let chunkSize = 2 << 20
 
     /// Which halves of a sync to run.
     package struct Steps: OptionSet, Sendable {
@@ -60,7 +58,7 @@ package struct SyncEngine: Sendable {
     }
 
     /// Runs one sync; `dueOnly` leaves changes that are waiting out a backoff (watch).
-    func run(_ server: ServerConnection, steps: Steps = .all, dueOnly: Bool = false) async throws -> SyncReport {
+    func run(_ server: any SyncServer, steps: Steps = .all, dueOnly: Bool = false) async throws -> SyncReport {
         var report = SyncReport()
         do {
             if steps.contains(.push) { try await push(server, dueOnly: dueOnly, into: &report) }
@@ -75,11 +73,11 @@ package struct SyncEngine: Sendable {
         return report
     }
 
-    /// Connects with these credentials and runs one sync; a failure to connect is noted
-    /// for `status` like any other.
+    /// Reaches the server with these credentials and runs one sync; a failure to connect is
+    /// noted for `status` like any other.
     package func run(_ credentials: Credentials, steps: Steps = .all) async throws -> SyncReport {
         do {
-            return try await ServerConnection.with(credentials.address, password: credentials.password) { server in
+            return try await credentials.withServer(paths: store.paths) { server in
                 try await run(server, steps: steps)
             }
         } catch let error as SyncError {
@@ -93,6 +91,7 @@ package struct SyncEngine: Sendable {
         case .offline: return "offline"
         case .permissionDenied: return "permission denied"
         case .serverNotReady: return "server not initialised"
+        case let .auth(refusal): return "login: \(refusal)"
         case let .serverState(state): return "server state \(state)"
         default: return "\(error)"
         }
@@ -100,14 +99,14 @@ package struct SyncEngine: Sendable {
 
     // MARK: Push
 
-    private func push(_ server: ServerConnection, dueOnly: Bool, into report: inout SyncReport) async throws {
+    private func push(_ server: any SyncServer, dueOnly: Bool, into report: inout SyncReport) async throws {
         while true {
             let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly)
             if changes.isEmpty { return }
             let batch = OutgoingChange.wire(changes)
             let answer: JSON
             do {
-                answer = try await server.json("SELECT diary.push(\(batch)::jsonb, \(store.deviceId))::text")
+                answer = try await server.push(batch, device: store.deviceId)
             } catch let error as SyncError {
                 if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
                 throw error
@@ -145,12 +144,12 @@ package struct SyncEngine: Sendable {
 
     // MARK: Pull
 
-    private func pull(_ server: ServerConnection, into report: inout SyncReport) async throws {
+    private func pull(_ server: any SyncServer, into report: inout SyncReport) async throws {
         var cursor = try store.pullCursor()
         var configSeen = false
         while true {
             // Rows this device's own pushes left exactly as they are are not sent back to it.
-            let answer = try await server.json("SELECT diary.pull(\(cursor)::bigint, \(Int32(Self.pullPage))::int, \(store.deviceId))::text")
+            let answer = try await server.pull(after: cursor, limit: Self.pullPage, device: store.deviceId)
             guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
                 throw SyncError.serverState("pull")
             }
@@ -190,18 +189,10 @@ package struct SyncEngine: Sendable {
 
     // MARK: Media
 
-    private func objectsPresent(_ server: ServerConnection, _ transfers: [MediaTransfer]) async throws -> Set<String> {
-        let shas = JSON.array(transfers.map { .string($0.sha256) }).serialized
-        let answer = try await server.json("""
-            SELECT coalesce(to_jsonb(diary.present_media(ARRAY(SELECT jsonb_array_elements_text(\(shas)::jsonb)))), '[]')::text
-            """)
-        return Set((answer.arrayValue ?? []).compactMap(\.stringValue))
-    }
-
-    private func sendMedia(_ server: ServerConnection, into report: inout SyncReport) async throws {
+    private func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let transfers = try store.mediaTransfers("up")
         if transfers.isEmpty { return }
-        let present = try await objectsPresent(server, transfers)
+        let present = try await server.presentMedia(transfers.map(\.sha256))
         let folder = ContentAddressedFolder(store.paths.media)
         for (index, transfer) in transfers.enumerated() {
             if present.contains(transfer.sha256) {
@@ -215,44 +206,30 @@ package struct SyncEngine: Sendable {
                 continue
             }
             defer { close(descriptor) }
-            let total = Int((transfer.bytes + Int64(Self.chunkSize) - 1) / Int64(Self.chunkSize))
-            // Only the chunks the server lacks travel: an interrupted upload resumes.
-            let missing = try await server.json("""
-                SELECT coalesce(to_jsonb(diary.missing_chunks(\(transfer.sha256), \(Int32(total))::int)), '[]')::text
-                """)
-            for number in (missing.arrayValue ?? []).compactMap(\.doubleValue).map(Int.init) {
-                var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize)
-                let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.chunkSize) { pointer in
-                    max(0, pread(descriptor, pointer.baseAddress, Self.chunkSize, off_t(number * Self.chunkSize)))
-                }
-                guard got > 0 else {
-                    try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
-                    break
-                }
-                do {
-                    try await server.text("""
-                        INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES (auth.uid(), \(transfer.sha256), \(Int32(number)), \(buffer))
-                        ON CONFLICT DO NOTHING
-                        """)
-                } catch SyncError.mediaSpaceFull {
-                    // The quota is the person's, not the file's: the rest waits too, still queued,
-                    // and goes up on a later sync once the operator raises the limit.
-                    report.mediaOverQuota = transfers[index...].filter { !present.contains($0.sha256) }.count
-                    return
-                }
-                await FaultPoint.pause("after-chunk")
-            }
+            // The seed's object path: the person's folder, then the page, then the file.
             let name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"
-            if try await server.text("""
-                SELECT diary.finish_media(\(transfer.sha256), \(transfer.bytes)::bigint, \(Int32(total))::int, \(name))::text
-                """) == "true" {
+            let outcome: MediaUpload
+            do {
+                outcome = try await server.upload(transfer, name: name, from: descriptor)
+            } catch SyncError.mediaSpaceFull {
+                // The quota is the person's, not the file's: the rest waits too, still queued,
+                // and goes up on a later sync once the operator raises the limit.
+                report.mediaOverQuota = transfers[index...].filter { !present.contains($0.sha256) }.count
+                return
+            }
+            switch outcome {
+            case .stored:
                 try store.finishTransfer(sha256: transfer.sha256, direction: "up")
                 report.mediaSent += 1
+            case .unreadable:
+                try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
+            case .incomplete:
+                break
             }
         }
     }
 
-    private func fetchMedia(_ server: ServerConnection, into report: inout SyncReport) async throws {
+    private func fetchMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let folder = ContentAddressedFolder(store.paths.media)
         var transfers: [MediaTransfer] = []
         for transfer in try store.mediaTransfers("down") {
@@ -263,7 +240,7 @@ package struct SyncEngine: Sendable {
             }
         }
         if transfers.isEmpty { return }
-        let present = try await objectsPresent(server, transfers)
+        let present = try await server.presentMedia(transfers.map(\.sha256))
         var fetched: Set<String> = []
         // The thumbnails of what arrived are made here: lists, --show and the HTML site need them.
         defer {
@@ -288,27 +265,24 @@ package struct SyncEngine: Sendable {
         }
     }
 
-    /// Streams the chunks into a temp file, checking order, size and SHA-256 on the way;
-    /// only bytes that match their name are installed.
-    private func download(_ server: ServerConnection, _ transfer: MediaTransfer, into folder: ContentAddressedFolder) async throws -> Bool {
+    /// Streams the file into a temp file, checking size and SHA-256 on the way; only bytes
+    /// that match their name are installed.
+    private func download(_ server: any SyncServer, _ transfer: MediaTransfer, into folder: ContentAddressedFolder) async throws -> Bool {
         guard let (temporary, descriptor) = folder.makeTemporaryFile() else { throw StoreError.cannotCreateHome(folder.rootPath) }
         var installed = false
         defer { if !installed { unlink(temporary) } }
         var hasher = SHA256()
-        var expected = 0
         var written: Int64 = 0
-        var sound = true
+        let whole: Bool
         do {
-            try await server.chunks("""
-                SELECT n, bytes FROM diary.media_chunk WHERE user_id = auth.uid() AND sha256 = \(transfer.sha256) ORDER BY n
-                """) { number, bytes in
-                guard sound, number == expected else { sound = false; return }
-                expected += 1
-                bytes.withUnsafeReadableBytes { pointer in
-                    hasher.update(bufferPointer: pointer)
-                    if !FileIO.writeAll(descriptor, pointer) { sound = false }
-                }
+            whole = try await server.download(transfer) { bytes in
                 written += Int64(bytes.readableBytes)
+                // More than the file's size is not the file: stop reading rather than fill the disk.
+                guard written <= transfer.bytes else { return false }
+                return bytes.withUnsafeReadableBytes { pointer in
+                    hasher.update(bufferPointer: pointer)
+                    return FileIO.writeAll(descriptor, pointer)
+                }
             }
         } catch {
             close(descriptor)
@@ -317,7 +291,7 @@ package struct SyncEngine: Sendable {
         let flushed = fsync(descriptor) == 0
         close(descriptor)
         let digest = Hex.string(hasher.finalize())
-        guard sound, flushed, written == transfer.bytes, digest == transfer.sha256 else { return false }
+        guard whole, flushed, written == transfer.bytes, digest == transfer.sha256 else { return false }
         installed = folder.install(temporary, sha256: transfer.sha256, fileExtension: transfer.fileExtension)
         return installed
     }

@@ -40,4 +40,24 @@ package enum SyncError: Error, Equatable {
     case noSuchAccount(String)
     /// A size that is not a number of bytes (with an optional K, M, G or T) nor `none`.
     case badSize(String)
+    /// Supabase Auth said no.
+    case auth(AuthRefusal)
+    /// A Supabase project needs its anon key (`--anon-key` or `SUPABASE_ANON_KEY`).
+    case anonKeyNeeded
+    /// The project's REST API does not expose the schema `diary` (a setting in its dashboard).
+    case schemaNotExposed
+}
+
+/// Why Supabase Auth refused a sign-up, a login or a session.
+package enum AuthRefusal: Equatable, Sendable {
+    case wrongPassword
+    case emailNotConfirmed(String)
+    case alreadyRegistered(String)
+    case weakPassword
+    case wrongCode
+    case unknownEmail(String)
+    case badEmail(String)
+    case tooManyRequests
+    /// The refresh token was spent or revoked (logged out elsewhere, the account deleted).
+    case sessionEnded
 }

@@ -1,9 +1,15 @@
 import DiaryKit
 import Foundation
 
-/// `diary-sync watch`: stays connected and syncs whenever something changes. The server's
-/// NOTIFY is only a poke; every (re)connect starts with a full catch-up sync, local writes
-/// are noticed within a fraction of a second, and a slow poll covers a lost poke.
+/// `diary-sync watch`: stays connected and syncs whenever something changes. Over Postgres
+/// the server's NOTIFY is only a poke; every (re)connect starts with a full catch-up sync,
+/// local writes are noticed within a fraction of a second, and a slow poll covers a lost poke.
+///
+/// Through Supabase it polls: an idle sync is one small RPC, first 5 seconds after anything
+/// moved, then twice as long each quiet round up to a minute. Realtime would need a WebSocket
+/// client and Realtime's own protocol, and it checks every change against every subscriber's
+/// row-level security, which Supabase itself names as the limit of postgres_changes at scale;
+/// one read per device a minute is cheaper for a diary written a few times a day.
 package struct SyncWatcher: Sendable {
     package let store: DiaryStore
     package let credentials: Credentials
@@ -15,6 +21,8 @@ package struct SyncWatcher: Sendable {
     static let localPoll: Duration = .milliseconds(200)
     static let slowPoll: Duration = .seconds(30)
     static let longestPause = 30
+    /// Supabase's polling: soonest and latest between two looks at the server.
+    static let remotePoll = (first: 5, last: 60)
 
     package init(store: DiaryStore, credentials: Credentials, synced: @escaping @Sendable (SyncReport) -> Void,
                 problem: @escaping @Sendable (SyncError, Int) -> Void) {
@@ -30,7 +38,7 @@ package struct SyncWatcher: Sendable {
         var announced = false
         while !Task.isCancelled {
             do {
-                try await ServerConnection.with(credentials.address, password: credentials.password) { server in
+                try await credentials.withServer(paths: store.paths) { server in
                     try await session(server) {
                         pause = 1
                         announced = false
@@ -45,19 +53,38 @@ package struct SyncWatcher: Sendable {
         }
     }
 
-    private func session(_ server: ServerConnection, connected: () -> Void) async throws {
+    private func session(_ server: any SyncServer, connected: () -> Void) async throws {
         let engine = SyncEngine(store: store, userId: credentials.userId)
-        synced(try await engine.run(server))
+        let first = try await engine.run(server)
+        synced(first)
         connected()
         let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        // The person's own random channel; a server from before schema 3 used the user id.
-        let channel = try await server.json("SELECT diary.whoami()::text")["channel"]?.stringValue
-            ?? "diary_" + credentials.userId.replacingOccurrences(of: "-", with: "")
+        // When the server is only polled, how long until the next look (seconds).
+        let nextLook = Locked(Self.remotePoll.first)
         let store = store
+        let userId = credentials.userId
+        let synced = synced
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await server.listen(channel) { poke.yield() }
-                throw SyncError.offline
+            if let connection = server as? ServerConnection {
+                // The person's own random channel; a server from before schema 3 used the user id.
+                let channel = try await connection.whoami()["channel"]?.stringValue ?? "diary_" + userId.replacingOccurrences(of: "-", with: "")
+                group.addTask {
+                    try await connection.listen(channel) { poke.yield() }
+                    throw SyncError.offline
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Self.slowPoll)
+                        poke.yield()
+                    }
+                }
+            } else {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .seconds(nextLook.withLock { $0 }))
+                        poke.yield()
+                    }
+                }
             }
             group.addTask {
                 var mark = try store.externalChangeMark()
@@ -68,13 +95,11 @@ package struct SyncWatcher: Sendable {
                 }
             }
             group.addTask {
-                while true {
-                    try await Task.sleep(for: Self.slowPoll)
-                    poke.yield()
+                for await _ in pokes {
+                    let report = try await engine.run(server, dueOnly: true)
+                    nextLook.withLock { $0 = report.isEmpty ? min($0 * 2, Self.remotePoll.last) : Self.remotePoll.first }
+                    synced(report)
                 }
-            }
-            group.addTask {
-                for await _ in pokes { synced(try await engine.run(server, dueOnly: true)) }
             }
             defer { group.cancelAll() }
             try await group.next()

@@ -168,6 +168,57 @@ extension Phrase {
     }
 }
 
+// Signing up and logging in through a Supabase project (F-017).
+extension Phrase {
+    static func authRefused(_ refusal: AuthRefusal) -> Phrase {
+        switch refusal {
+        case .wrongPassword: return Phrase("電子郵件或密碼不對", "Wrong email or password.")
+        case let .emailNotConfirmed(email):
+            return Phrase("\(email) 還沒有確認：請打開確認信裡的連結，再登入一次",
+                "\(email) is not confirmed yet: open the link in the confirmation email, then log in again.")
+        case let .alreadyRegistered(email):
+            return Phrase("\(email) 已經註冊過了，請用 diary-sync login 登入", "\(email) is already signed up; log in with diary-sync login.")
+        case .weakPassword: return Phrase("密碼太短或太容易猜，請換一個更長的", "That password is too short or too easy to guess; choose a longer one.")
+        case .wrongCode:
+            return Phrase("驗證碼不對或已過期，請再要一次（diary-sync login --send-code）",
+                "The code is wrong or has expired; ask for a new one (diary-sync login --send-code).")
+        case let .unknownEmail(email):
+            return Phrase("\(email) 還沒有帳號，請先執行 diary-sync signup", "\(email) has no account yet; run diary-sync signup first.")
+        case let .badEmail(email):
+            return Phrase("這不是可以用的電子郵件地址：\(TerminalText.quoted(email))", "That email address cannot be used: \(TerminalText.quoted(email))")
+        case .tooManyRequests: return Phrase("嘗試太多次了，請稍後再試", "Too many tries; please wait a while and try again.")
+        case .sessionEnded:
+            return Phrase("登入已失效，請再登入一次（diary-sync login）；日記都安全地存在本機",
+                "The login has ended; log in again (diary-sync login). The diary is safe on this device.")
+        }
+    }
+
+    static let anonKeyNeeded = Phrase("需要專案的 anon key：用 --anon-key 或環境變數 SUPABASE_ANON_KEY 提供",
+        "The project's anon key is needed: give it with --anon-key or SUPABASE_ANON_KEY.")
+
+    static let schemaNotExposed = Phrase("伺服器的 API 還沒有開放 diary：請管理者在 Supabase 的 API 設定把 diary 加進 Exposed schemas",
+        "The server's API does not expose diary yet: its operator should add diary to Exposed schemas in Supabase's API settings.")
+
+    package static func confirmationSent(email: String) -> Phrase {
+        Phrase("已寄出確認信到 \(email)：點信裡的連結後，用 diary-sync login 登入",
+            "A confirmation email went to \(email): open its link, then log in with diary-sync login.")
+    }
+
+    package static func codeSent(email: String) -> Phrase {
+        Phrase("已寄出一次性驗證碼到 \(email)", "A one-time code went to \(email).")
+    }
+
+    package static func emailPasswordPrompt(email: String) -> Phrase {
+        Phrase("\(email) 的密碼（直接按 Enter 改用寄到信箱的驗證碼）：", "Password for \(email) (or press Enter to get a code by email): ")
+    }
+
+    package static func newPasswordPrompt(email: String) -> Phrase {
+        Phrase("為 \(email) 設定密碼：", "Choose a password for \(email): ")
+    }
+
+    package static let codePrompt = Phrase("驗證碼：", "Code: ")
+}
+
 extension SyncError: ReportableError {
     package var phrase: Phrase {
         switch self {
@@ -189,6 +240,9 @@ extension SyncError: ReportableError {
         case let .mediaSpaceFull(waiting): return .mediaSpaceFull(waiting: waiting)
         case let .noSuchAccount(name): return .noSuchAccount(name: name)
         case let .badSize(text): return .badSize(text: text)
+        case let .auth(refusal): return .authRefused(refusal)
+        case .anonKeyNeeded: return .anonKeyNeeded
+        case .schemaNotExposed: return .schemaNotExposed
         }
     }
 
@@ -201,6 +255,16 @@ extension SyncError: ReportableError {
         case .serverTooNew: return ExitStatus.configuration
         case .badAddress, .passwordNeeded, .otherAccount, .badUserName, .notConfirmed, .badSize: return ExitStatus.usage
         case .userExists: return ExitStatus.cannotCreate
+        case .anonKeyNeeded: return ExitStatus.usage
+        case .schemaNotExposed: return ExitStatus.unavailable
+        case let .auth(refusal):
+            switch refusal {
+            case .wrongPassword, .emailNotConfirmed, .wrongCode, .sessionEnded: return ExitStatus.permission
+            case .alreadyRegistered: return ExitStatus.cannotCreate
+            case .weakPassword, .badEmail: return ExitStatus.usage
+            case .unknownEmail: return ExitStatus.noInput
+            case .tooManyRequests: return ExitStatus.tryAgain
+            }
         }
     }
 }

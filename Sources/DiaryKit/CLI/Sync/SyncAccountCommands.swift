@@ -5,21 +5,47 @@ import DiaryKit
 import DiarySync
 import Foundation
 
-/// `diary-sync login`: connect this device to a person's account.
-struct LoginCommand: DiaryCommand {
+/// The options naming a Supabase project and the person's email.
+struct SupabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A Supabase project: https://xyz.supabase.co.", valueName: "url"))
+    var supabase: String?
+
+    @Option(name: .customLong("anon-key"), help: ArgumentHelp(
+        "The project's anon (public) key; default: SUPABASE_ANON_KEY, else the one saved at the last login.", valueName: "key"))
+    var anonKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("Your email address (with --supabase).", valueName: "address"))
+    var email: String?
+
+    init() {}
+
+    /// The project, its key from the flag, the environment or this device's last login.
+    func project(_ context: CommandContext, url: String) throws -> SupabaseProject {
+        var saved: String?
+        if case let .supabase(session)? = (try? Credentials.load(context.paths))?.login { saved = session.project.anonKey }
+        guard let key = anonKey ?? context.environment["SUPABASE_ANON_KEY"] ?? saved else { throw SyncError.anonKeyNeeded }
+        return try SupabaseProject(url: url, anonKey: key)
+    }
+
+    func requireEmail() throws -> String {
+        guard let email, !email.isEmpty else { throw InputError.usage(.badOption(detail: "--email")) }
+        return email
+    }
+}
+
+/// `diary-sync signup`: a new account on a Supabase project.
+struct SignupCommand: DiaryCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login",
-        abstract: "Log this device in to a sync server (asks for the password on the terminal).",
+        commandName: "signup",
+        abstract: "Create an account on a Supabase project with your email and a password, and log this device in.",
         discussion: """
-            The password is kept in a 0600 file under $XDG_STATE_HOME/diary/, never in the diary, a log \
-            or a message. The server's terms are shown once and must be accepted. After logging in, \
-            run diary-sync (or diary-sync watch) to sync.
+            Asks for the new password on the terminal (or reads it with --password-stdin). When the \
+            project confirms email addresses first, a confirmation email is sent: open its link, then \
+            run diary-sync login. The session is kept in a 0600 file under $XDG_STATE_HOME/diary/.
             """)
 
     @OptionGroup package var global: GlobalOptions
-
-    @Option(name: .long, help: ArgumentHelp("The server: postgres://user@host[:port]/database[?sslmode=…].", valueName: "url"))
-    var url: String
+    @OptionGroup var supabase: SupabaseOptions
 
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (for scripts).")
     var passwordStdin = false
@@ -30,11 +56,112 @@ struct LoginCommand: DiaryCommand {
     init() {}
 
     func execute(_ context: CommandContext) async throws {
+        guard let url = supabase.supabase else { throw InputError.usage(.badOption(detail: "--supabase")) }
+        let project = try supabase.project(context, url: url)
+        let email = try supabase.requireEmail()
+        let store = try context.openStore()
+        guard let password = passwordStdin ? try Prompt.readStdinLine() : context.askSecret(.newPasswordPrompt(email: email)) else {
+            throw SyncError.passwordNeeded
+        }
+        switch try await project.signUp(email: email, password: password) {
+        case .confirmationSent:
+            context.say(.confirmationSent(email: email))
+        case let .session(session, _):
+            try await LoginCommand.finish(session, context: context, store: store, acceptConsent: acceptConsent)
+        }
+    }
+}
+
+/// `diary-sync login`: connect this device to a person's account.
+struct LoginCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Log this device in to a sync server: Postgres (--url) or a Supabase project (--supabase).",
+        discussion: """
+            With --url, the password is asked on the terminal and kept in a 0600 file under \
+            $XDG_STATE_HOME/diary/. With --supabase and --email, type your password, or press Enter \
+            to get a one-time code by email and type that; scripts use --password-stdin, or \
+            --send-code and then --code-stdin. The session's tokens are kept in the same 0600 file and \
+            renewed by themselves; they are never in the diary, a log or a message. The server's terms \
+            are shown once and must be accepted. After logging in, run diary-sync (or diary-sync watch).
+            """)
+
+    @OptionGroup package var global: GlobalOptions
+    @OptionGroup var supabase: SupabaseOptions
+
+    @Option(name: .long, help: ArgumentHelp("A Postgres server: postgres://user@host[:port]/database[?sslmode=…].", valueName: "url"))
+    var url: String?
+
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (for scripts).")
+    var passwordStdin = false
+
+    @Flag(name: .customLong("send-code"), help: "Email a one-time code and stop (with --supabase); then log in with --code-stdin.")
+    var sendCode = false
+
+    @Flag(name: .customLong("code-stdin"), help: "Read the emailed one-time code from standard input (with --supabase).")
+    var codeStdin = false
+
+    @Flag(name: .customLong("accept-consent"), help: "Accept the server's terms without asking (for scripts; they are still printed).")
+    var acceptConsent = false
+
+    init() {}
+
+    func execute(_ context: CommandContext) async throws {
+        switch (url, supabase.supabase) {
+        case let (url?, nil): try await logInToPostgres(url, context: context)
+        case let (nil, project?): try await logInToSupabase(project, context: context)
+        default: throw InputError.usage(.badOption(detail: "--url | --supabase"))
+        }
+    }
+
+    private func logInToPostgres(_ url: String, context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let password = try Prompt.password(context, address: address, fromStdin: passwordStdin)
         let store = try context.openStore()
         let (userId, consent) = try await Accounts.verifyLogin(address, password: password)
-        var credentials = Credentials(address: address.asUser(address.user), password: password, userId: userId)
+        let credentials = Credentials(address: address.asUser(address.user), password: password, userId: userId)
+        try Self.save(credentials, consent: consent, context: context, store: store, acceptConsent: acceptConsent)
+    }
+
+    private func logInToSupabase(_ url: String, context: CommandContext) async throws {
+        let project = try supabase.project(context, url: url)
+        let email = try supabase.requireEmail()
+        if sendCode {
+            try await project.sendCode(email: email)
+            context.say(.codeSent(email: email))
+            return
+        }
+        let store = try context.openStore()
+        let session: SupabaseSession
+        if codeStdin {
+            session = try await project.verify(email: email, code: try Prompt.readStdinLine()).0
+        } else if passwordStdin {
+            session = try await project.logIn(email: email, password: try Prompt.readStdinLine()).0
+        } else {
+            guard context.hasTerminal else { throw SyncError.passwordNeeded }
+            if let password = context.askSecret(.emailPasswordPrompt(email: email)) {
+                session = try await project.logIn(email: email, password: password).0
+            } else {
+                try await project.sendCode(email: email)
+                context.say(.codeSent(email: email))
+                guard let code = context.askOnTerminal(.codePrompt), !code.isEmpty else { throw SyncError.passwordNeeded }
+                session = try await project.verify(email: email, code: code).0
+            }
+        }
+        try await Self.finish(session, context: context, store: store, acceptConsent: acceptConsent)
+    }
+
+    /// Checks a new Supabase session against the server, then keeps it.
+    static func finish(_ session: SupabaseSession, context: CommandContext, store: DiaryStore, acceptConsent: Bool) async throws {
+        let (userId, consent) = try await Accounts.verifySession(session, paths: context.paths)
+        try save(Credentials(login: .supabase(session), userId: userId), consent: consent, context: context, store: store,
+                 acceptConsent: acceptConsent)
+    }
+
+    /// Asks for the server's terms when they are new to this person, then saves the login.
+    private static func save(_ credentials: Credentials, consent: ServerConsent?, context: CommandContext, store: DiaryStore,
+                             acceptConsent: Bool) throws {
+        var credentials = credentials
         let accepted = try? Credentials.load(context.paths)?.consentVersion
         if let consent, accepted.flatMap({ $0 }).map({ $0 < consent.version }) ?? true {
             Output.standardError(consent.text(context.language))
@@ -44,7 +171,7 @@ struct LoginCommand: DiaryCommand {
             credentials.consentVersion = consent.version
         }
         try Accounts.saveLogin(credentials, store: store)
-        context.say(.loggedIn(user: address.user, server: credentials.address.description))
+        context.say(.loggedIn(user: credentials.account, server: credentials.server))
     }
 }
 
@@ -69,6 +196,7 @@ struct LogoutCommand: DiaryCommand {
             guard context.askOnTerminal(.confirmWipe)?.lowercased() == "yes" else { throw SyncError.notConfirmed }
         }
         let store = try context.openStore()
+        if let credentials = try? Credentials.load(context.paths) { await Accounts.endSession(credentials) }
         try Accounts.logout(store: store, wipeLocal: wipeLocal)
         context.say(wipeLocal ? .localDiaryWiped : .loggedOut)
     }
@@ -92,7 +220,7 @@ struct DeleteAccountCommand: DiaryCommand {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         if !yes {
-            let user = credentials.address.user
+            let user = credentials.account
             guard context.askOnTerminal(.confirmDeleteAccount(user: user)) == user else {
                 throw SyncError.notConfirmed
             }

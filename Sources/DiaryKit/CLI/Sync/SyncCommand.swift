@@ -9,7 +9,7 @@ import Foundation
 package struct SyncCommand: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "diary-sync",
-        abstract: "Sync the diary across devices through Postgres, and back it up.",
+        abstract: "Sync the diary across devices through Postgres or Supabase, and back it up.",
         discussion: """
             Every change is stored on this device first and queued; a sync sends the queue (push), \
             then takes what other devices sent (pull), then media. With no subcommand, diary-sync syncs \
@@ -17,7 +17,7 @@ package struct SyncCommand: AsyncParsableCommand {
             """,
         version: DiaryVersion.current,
         subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, RemindCommand.self, GarbageCommand.self,
-                      LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
+                      SignupCommand.self, LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
 
@@ -70,8 +70,10 @@ struct WatchCommand: DiaryCommand {
         commandName: "watch",
         abstract: "Stay connected: send local changes within a second, take other devices' as they happen.",
         discussion: """
-            Listens for the server's change notices, syncs on every (re)connect and at least every \
-            30 seconds, and reconnects by itself. Prints one line per sync that moved something. Ctrl-C stops it.
+            Over postgres:// it listens for the server's change notices, syncs on every (re)connect and \
+            at least every 30 seconds, and reconnects by itself. Through Supabase it polls: 5 seconds \
+            after anything moved, then less often, up to once a minute. Local changes go up within a \
+            second either way. Prints one line per sync that moved something. Ctrl-C stops it.
             """)
 
     @OptionGroup package var global: GlobalOptions
@@ -81,7 +83,7 @@ struct WatchCommand: DiaryCommand {
     func execute(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
-        context.say(.watching(server: credentials.address.description))
+        context.say(.watching(server: credentials.server))
         let json = context.json
         let language = context.language
         let quiet = context.quiet
@@ -176,7 +178,8 @@ struct SyncStatusCommand: DiaryCommand {
             try Output.json(.object([
                 ("kind", .string("summary")),
                 ("logged_in", .bool(credentials != nil)),
-                ("server", .optional(credentials?.address.description)),
+                ("server", .optional(credentials?.server)),
+                ("account", .optional(credentials?.account)),
                 ("user_id", .optional(credentials?.userId)),
                 ("pending", .int(Int64(state.pending))),
                 ("refused", .array(state.deadLetters.map { letter in
@@ -195,7 +198,7 @@ struct SyncStatusCommand: DiaryCommand {
             ]))
             return
         }
-        try Output.line(Phrase.syncStatusLine(server: credentials?.address.description, pending: state.pending,
+        try Output.line(Phrase.syncStatusLine(server: credentials?.server, pending: state.pending,
                                               dead: state.deadLetters.count, conflicts: state.conflicts, lastSync: lastSync,
                                               lastError: state.lastError).text(context.language))
         try Output.line(Phrase.reminderStatus(time: reminder.time?.description, paused: reminder.paused,

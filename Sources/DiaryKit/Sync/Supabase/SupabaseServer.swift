@@ -1,0 +1,248 @@
+import DiaryKit
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The sync server reached through a Supabase project's APIs, as a signed-in person: the
+/// diary's functions through PostgREST (`POST /rest/v1/rpc/…`, schema `diary` named in
+/// `Content-Profile`), media as objects in Storage's private bucket `diary-media`. Every
+/// request carries the person's access token; one refused as expired is renewed once and
+/// sent again (safe: the server did nothing with it, and pushes are idempotent anyway).
+final class SupabaseServer: SyncServer {
+    let tokens: SupabaseTokens
+    /// Where complete files are stored, by SHA-256, learnt from `presentMedia`.
+    private let objects = Locked<[String: (name: String, chunks: Int)]>([:])
+
+    static let bucket = "diary-media"
+    /// Storage's resumable uploads take chunks of exactly 6 MiB (the last one shorter); files
+    /// up to this size go up in one request.
+    static let resumableChunk = 6 << 20
+
+    init(_ tokens: SupabaseTokens) { self.tokens = tokens }
+
+    private var project: SupabaseProject { tokens.project }
+
+    // MARK: RPC
+
+    /// Calls `diary.<function>` with named arguments (a JSON object's text).
+    func rpc(_ function: String, _ arguments: String) async throws -> JSON {
+        let reply = try await authorised { token in
+            try await self.project.send(.POST, "/rest/v1/rpc/\(function)", bearer: token,
+                                        headers: [("Content-Profile", "diary"), ("Accept", "application/json")],
+                                        body: ByteBuffer(string: arguments))
+        }
+        guard reply.ok else { throw Self.refusal(reply) }
+        guard let json = reply.json else { throw SyncError.serverState("rpc \(function)") }
+        return json
+    }
+
+    func push(_ batch: String, device: String) async throws -> JSON {
+        try await rpc("push", #"{"batch":"# + batch + #","device":"# + JSON.string(device).serialized + "}")
+    }
+
+    func pull(after cursor: Int64, limit: Int, device: String) async throws -> JSON {
+        try await rpc("pull", JSON.object([("after", .int(cursor)), ("max_rows", .int(Int64(limit))), ("device", .string(device))]).serialized)
+    }
+
+    func whoami() async throws -> JSON { try await rpc("whoami", "{}") }
+
+    /// Removes everything of the person's from the server, their auth user included.
+    func deleteAccount() async throws -> Int64 {
+        let answer = try await rpc("delete_account", "{}")
+        return answer.doubleValue.map { Int64($0) } ?? 0
+    }
+
+    // MARK: Media
+
+    func presentMedia(_ shas: [String]) async throws -> Set<String> {
+        let answer = try await rpc("media_objects", JSON.object([("shas", .array(shas.map { .string($0) }))]).serialized)
+        var present: Set<String> = []
+        for item in answer.arrayValue ?? [] {
+            guard let sha = item["sha256"]?.stringValue, let name = item["name"]?.stringValue else { continue }
+            let chunks = item["chunks"]?.doubleValue.map { Int($0) } ?? 0
+            objects.withLock { $0[sha] = (name, chunks) }
+            present.insert(sha)
+        }
+        return present
+    }
+
+    func upload(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
+        let sent = transfer.bytes <= Int64(Self.resumableChunk)
+            ? try await uploadWhole(transfer, name: name, from: descriptor)
+            : try await uploadResumable(transfer, name: name, from: descriptor)
+        guard sent == .stored else { return sent }
+        // The server checks the object is there, in the person's folder, at the right size.
+        let registered = try await rpc("register_object", JSON.object([
+            ("sha", .string(transfer.sha256)), ("bytes", .int(transfer.bytes)), ("name", .string(name)),
+        ]).serialized)
+        return registered == .bool(true) ? .stored : .incomplete
+    }
+
+    private func objectPath(_ name: String) -> String {
+        "\(Self.bucket)/" + name.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String($0) }
+            .joined(separator: "/")
+    }
+
+    /// The object's type as Storage records it (a bucket may limit which types it takes).
+    static func contentType(_ fileExtension: String) -> String {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png", "gif", "webp", "heic", "avif", "bmp": return "image/" + fileExtension.lowercased()
+        case "mp4", "webm": return "video/" + fileExtension.lowercased()
+        case "mov": return "video/quicktime"
+        case "m4a": return "audio/mp4"
+        case "mp3": return "audio/mpeg"
+        case "wav", "ogg", "flac": return "audio/" + fileExtension.lowercased()
+        default: return "application/octet-stream"
+        }
+    }
+
+    private static func read(_ descriptor: Int32, at offset: Int64, count: Int) -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            max(0, pread(descriptor, pointer.baseAddress, count, off_t(offset)))
+        }
+        return got == count ? buffer : nil
+    }
+
+    /// `POST /storage/v1/object/diary-media/{name}` with the whole file (replacing a copy an
+    /// interrupted run left).
+    private func uploadWhole(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
+        guard let bytes = Self.read(descriptor, at: 0, count: Int(transfer.bytes)) else { return .unreadable }
+        let reply = try await authorised { token in
+            try await self.project.send(.POST, "/storage/v1/object/" + self.objectPath(name), bearer: token, headers: [
+                ("Content-Type", Self.contentType(transfer.fileExtension)), ("x-upsert", "true"),
+            ], body: bytes)
+        }
+        guard reply.ok else { throw Self.refusal(reply) }
+        return .stored
+    }
+
+    /// A big file through Storage's resumable uploads (the tus 1.0 protocol), 6 MiB at a time.
+    /// Where the upload lives is kept in a file beside the credentials, so a run that was
+    /// stopped (a dropped line, a killed process) goes on from the server's offset.
+    private func uploadResumable(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
+        let folder = tokens.paths.stateDirectory.appendingPathComponent("uploads")
+        let marker = folder.appendingPathComponent(transfer.sha256).path
+        var location = (try? String(contentsOfFile: marker, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
+        var offset: Int64?
+        if let known = location {
+            offset = try await uploadOffset(known)
+            if offset == nil { location = nil }
+        }
+        if location == nil {
+            let created = try await createUpload(transfer, name: name)
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? Data(created.utf8).write(to: URL(fileURLWithPath: marker), options: .atomic)
+            location = created
+            offset = 0
+        }
+        guard let location, var offset else { return .incomplete }
+        while offset < transfer.bytes {
+            let count = Int(min(Int64(Self.resumableChunk), transfer.bytes - offset))
+            guard let chunk = Self.read(descriptor, at: offset, count: count) else { return .unreadable }
+            let at = offset
+            let reply = try await authorised { token in
+                try await self.project.send(.PATCH, location, bearer: token, headers: [
+                    ("Tus-Resumable", "1.0.0"), ("Upload-Offset", String(at)), ("Content-Type", "application/offset+octet-stream"),
+                ], body: chunk)
+            }
+            if reply.status == 409 {
+                // The server has a different offset (a chunk whose answer was lost): ask it.
+                guard let current = try await uploadOffset(location) else { return .incomplete }
+                offset = current
+                continue
+            }
+            guard reply.ok, let next = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw Self.refusal(reply) }
+            offset = next
+            await FaultPoint.pause("after-chunk")
+        }
+        unlink(marker)
+        return .stored
+    }
+
+    /// `POST /storage/v1/upload/resumable`: where the upload's chunks go.
+    private func createUpload(_ transfer: MediaTransfer, name: String) async throws -> String {
+        func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+        let metadata = [("bucketName", Self.bucket), ("objectName", name),
+                        ("contentType", Self.contentType(transfer.fileExtension))]
+            .map { "\($0.0) \(base64($0.1))" }.joined(separator: ",")
+        let reply = try await authorised { token in
+            try await self.project.send(.POST, "/storage/v1/upload/resumable", bearer: token, headers: [
+                ("Tus-Resumable", "1.0.0"), ("Upload-Length", String(transfer.bytes)), ("Upload-Metadata", metadata), ("x-upsert", "true"),
+            ])
+        }
+        guard reply.status == 201, let location = reply.headers.first(name: "Location") else { throw Self.refusal(reply) }
+        // A relative location is the project's.
+        return location.hasPrefix("http") ? location : project.url + location
+    }
+
+    /// How much of an upload the server holds; nil when it no longer knows the upload.
+    private func uploadOffset(_ location: String) async throws -> Int64? {
+        let reply = try await authorised { token in
+            try await self.project.send(.HEAD, location, bearer: token, headers: [("Tus-Resumable", "1.0.0")])
+        }
+        if [404, 410].contains(reply.status) { return nil }
+        guard reply.ok, let offset = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw Self.refusal(reply) }
+        return offset
+    }
+
+    func download(_ transfer: MediaTransfer, into sink: (ByteBuffer) -> Bool) async throws -> Bool {
+        if objects.withLock({ $0[transfer.sha256] }) == nil { _ = try await presentMedia([transfer.sha256]) }
+        // A file that went up in chunks over postgres:// has no Storage object; it comes down that way.
+        guard let object = objects.withLock({ $0[transfer.sha256] }), object.chunks == 0 else { return false }
+        let path = "/storage/v1/object/authenticated/" + objectPath(object.name)
+        var token = try await tokens.current()
+        var response = try await project.start(.GET, path, bearer: token)
+        if Self.tokenRefused(status: Int(response.status.code), message: nil) {
+            token = try await tokens.renew(replacing: token)
+            response = try await project.start(.GET, path, bearer: token)
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: 1 << 16)) ?? ByteBuffer()
+            throw Self.refusal(.init(status: Int(response.status.code), headers: response.headers, body: body))
+        }
+        do {
+            for try await part in response.body {
+                guard sink(part) else { return false }
+            }
+        } catch {
+            throw SyncError.offline
+        }
+        return true
+    }
+
+    // MARK: Answers
+
+    /// Sends a request with a live token; when the answer says the token expired, renews it
+    /// and sends the request once more.
+    private func authorised(_ send: (String) async throws -> SupabaseProject.Reply) async throws -> SupabaseProject.Reply {
+        let token = try await tokens.current()
+        let reply = try await send(token)
+        guard Self.tokenRefused(status: reply.status, message: reply.json?["message"]?.stringValue) else { return reply }
+        return try await send(try await tokens.renew(replacing: token))
+    }
+
+    /// PostgREST says 401 for an expired or unusable JWT; Storage says 400 or 403 with the
+    /// JWT's problem in its message.
+    static func tokenRefused(status: Int, message: String?) -> Bool {
+        if status == 401 { return true }
+        guard [400, 403].contains(status), let message = message?.lowercased() else { return false }
+        return message.contains("jwt") && (message.contains("expired") || message.contains("invalid"))
+    }
+
+    /// What a refused REST or Storage request means for the person. Storage puts the HTTP
+    /// status it means in the body's `statusCode`.
+    static func refusal(_ reply: SupabaseProject.Reply) -> SyncError {
+        let code = reply.errorCode ?? ""
+        let meant = reply.json?["statusCode"]?.stringValue.flatMap(Int.init) ?? reply.status
+        switch (code, meant) {
+        case ("IB001", _), (_, 413): return .mediaSpaceFull(waiting: 0)
+        case ("PGRST106", _): return .schemaNotExposed
+        case ("PGRST202", _), ("42883", _), ("42P01", _), ("3F000", _): return .serverNotReady
+        case ("42501", _), (_, 401), (_, 403): return .permissionDenied
+        case (_, 408), (_, 429), (_, 500...): return .offline
+        default: return .serverState(code.isEmpty ? "http \(reply.status)" : code)
+        }
+    }
+}
