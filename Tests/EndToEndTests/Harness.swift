@@ -201,3 +201,20 @@ final class Sandbox: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+/// Runs SQL with the real `psql` client; returns its status and trimmed output.
+@discardableResult
+func psql(_ url: String, _ sql: String) throws -> (status: Int32, output: String) {
+    let result = try shell(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql])
+    return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+extension Sandbox {
+    /// A saved page from a photo, through the real pipeline; returns its id.
+    @discardableResult
+    func savedPage(_ text: String, photo: URL) throws -> String {
+        let results = try pipeline([("diary-new", [photo.path, "--text", text]), ("diary-chat", ["-m", text]), ("diary-save", [])])
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        return try #require(results[2].lines.first?["id"] as? String)
+    }
+}

@@ -5,12 +5,6 @@ import Testing
 private let clusterURL = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]
 private let clusterDir = ProcessInfo.processInfo.environment["DIARY_TEST_PG_DIR"]
 
-/// Runs SQL with the real `psql` client; returns its status and trimmed output.
-@discardableResult
-private func psql(_ url: String, _ sql: String) throws -> (status: Int32, output: String) {
-    let result = try shell(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql])
-    return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
-}
 
 /// A fresh database with the diary server installed by `diary-sync server-init`, and one
 /// login made by `diary-sync user-add`.
@@ -54,14 +48,6 @@ struct SyncTests {
         return sandbox
     }
 
-    /// A saved page from a photo, through the real pipeline; returns its id.
-    @discardableResult
-    private func page(_ device: Sandbox, _ text: String, photo: URL) throws -> String {
-        let results = try device.pipeline([("diary-new", [photo.path, "--text", text]), ("diary-chat", ["-m", text]), ("diary-save", [])])
-        for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        return try #require(results[2].lines.first?["id"] as? String)
-    }
-
     private func sync(_ device: Sandbox, _ arguments: [String] = []) throws -> [String: Any] {
         let result = try device.run("diary-sync", arguments + ["--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -96,7 +82,7 @@ struct SyncTests {
         #expect(try server.login(b).status == 0)
 
         let photo = try a.makeMedia("beach.jpg", size: "640x480")
-        let beach = try page(a, "windy at the beach", photo: photo)
+        let beach = try a.savedPage("windy at the beach", photo: photo)
         let first = try sync(a)
         #expect(first["pushed"] as? Int == 1)
         #expect(first["media_sent"] as? Int == 1)
@@ -133,7 +119,7 @@ struct SyncTests {
         let (watcher, output, _) = try b.start("diary-sync", ["watch", "--json"])
         defer { if watcher.isRunning { watcher.interrupt() } }
         try await Task.sleep(for: .seconds(1.5))
-        let hill = try page(a, "clouds on the hill", photo: photo)
+        let hill = try a.savedPage("clouds on the hill", photo: photo)
         _ = try sync(a)
         let deadline = Date().addingTimeInterval(20)
         var seen = ""
@@ -153,7 +139,7 @@ struct SyncTests {
         #expect(try server.login(a).status == 0)
         #expect(try server.login(b).status == 0)
         let photo = try a.makeMedia("cat.jpg")
-        for text in ["one", "two", "three"] { try page(a, text, photo: photo) }
+        for text in ["one", "two", "three"] { try a.savedPage(text, photo: photo) }
 
         let queued = try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int
         a.extraEnvironment["DIARY_SYNC_PAUSE"] = "after-push:60"
@@ -186,8 +172,8 @@ struct SyncTests {
         #expect(limited.status == 0, "\(limited.stderr)")
         #expect(limited.lines.first?["limit_bytes"] as? Int == 1000)
         #expect(limited.lines.first?["used_bytes"] as? Int == 0)
-        try page(a, "by the river", photo: try a.makeMedia("river.jpg"))
-        try page(a, "at the market", photo: try a.makeMedia("market.jpg", size: "400x300"))
+        try a.savedPage("by the river", photo: try a.makeMedia("river.jpg"))
+        try a.savedPage("at the market", photo: try a.makeMedia("market.jpg", size: "400x300"))
 
         let full = try a.run("diary-sync", ["--json"])
         #expect(full.status == 69)
@@ -261,7 +247,7 @@ struct SyncTests {
         let server = try SyncServer.make(operator: a)
         for device in [a, b, c] { #expect(try server.login(device).status == 0) }
         let photo = try a.makeMedia("sea.jpg")
-        let long = try page(a, "the long one", photo: photo)
+        let long = try a.savedPage("the long one", photo: photo)
         // The exact record A would push, taken from an export.
         let archive = a.root.appendingPathComponent("long.tar")
         #expect(try a.run("diary-sync", ["export", long, "-o", archive.path]).status == 0)
@@ -282,7 +268,7 @@ struct SyncTests {
         try await Task.sleep(for: .seconds(1))
 
         // Meanwhile C pushes a short one: it waits for the long one instead of overtaking it.
-        let short = try page(c, "the short one", photo: photo)
+        let short = try c.savedPage("the short one", photo: photo)
         let shortPush = Task { try await c.runDetached("diary-sync", ["push"]) }
         try await Task.sleep(for: .seconds(1))
         #expect(try sync(b, ["pull"])["pulled"] as? Int == 0, "nothing is visible before the commits")
@@ -326,7 +312,7 @@ struct SyncTests {
         let server = try SyncServer.make(operator: a)
         #expect(try server.login(a).status == 0)
         let photo = try a.makeMedia("x.jpg")
-        try page(a, "kept safe", photo: photo)
+        try a.savedPage("kept safe", photo: photo)
         let before = try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int
 
         // The server is gone: the credentials point at a closed port.
@@ -371,7 +357,7 @@ struct SyncTests {
         let bobURL = alice.admin.replacing(/\/\/[^@]*@/, with: "//bob_\(alice.user.suffix(8)):\(bobPassword)@")
         #expect(try alice.login(a).status == 0)
         let photo = try a.makeMedia("secret.jpg")
-        try page(a, "alice's secret", photo: photo)
+        try a.savedPage("alice's secret", photo: photo)
         _ = try sync(a)
         #expect(try alice.count("entry") == 1)
 
@@ -400,7 +386,7 @@ struct SyncTests {
         let server = try SyncServer.make(operator: a)
         #expect(try server.login(a).status == 0)
         let photo = try a.makeMedia("home.jpg")
-        let id = try page(a, "home", photo: photo)
+        let id = try a.savedPage("home", photo: photo)
         _ = try sync(a)
 
         let refused = try a.run("diary-sync", ["logout", "--wipe-local"])

@@ -86,27 +86,40 @@ public final class FakeHTTPServer: Sendable {
                     recorded.withLock { $0.append(request) }
                     let response = await handler(request)
                     // Returning closes the connection: the client asked for it, or the response drops it.
-                    guard try await send(response, keepAlive: head.isKeepAlive, to: outbound) else { return }
+                    guard try await send(response, keepAlive: head.isKeepAlive, headOnly: head.method == .HEAD, to: outbound) else { return }
                 }
             }
         }
     }
 
-    /// Writes one response; returns whether the connection may serve another request.
-    private func send(_ response: FakeResponse, keepAlive: Bool, to out: Writer) async throws -> Bool {
+    /// Writes one response; returns whether the connection may serve another request. The
+    /// answer to a HEAD request is the head alone: the same headers (its content-length
+    /// included), no body.
+    private func send(_ response: FakeResponse, keepAlive: Bool, headOnly: Bool = false, to out: Writer) async throws -> Bool {
         switch response {
         case let .body(status, text, contentType, extra):
             var headers = HTTPHeaders([("content-type", contentType), ("content-length", String(text.utf8.count))])
             headers.add(contentsOf: extra)
             if !keepAlive { headers.add(name: "connection", value: "close") }
-            try await out.write(contentsOf: [
-                .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers)),
-                .body(.byteBuffer(ByteBuffer(string: text))),
-                .end(nil),
-            ])
+            let head = HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))
+            try await out.write(contentsOf: headOnly ? [head, .end(nil)] : [head, .body(.byteBuffer(ByteBuffer(string: text))), .end(nil)])
             return keepAlive
-        case let .events(events, gapMillis, dropAfter):
+        case let .bytes(status, data, contentType, extra):
+            var headers = HTTPHeaders()
+            if !contentType.isEmpty { headers.add(name: "content-type", value: contentType) }
+            // 1xx, 204 and 304 answers carry no body and no length.
+            let bodyless = status < 200 || status == 204 || status == 304
+            if !bodyless { headers.add(name: "content-length", value: String(data.count)) }
+            headers.add(contentsOf: extra)
+            if !keepAlive { headers.add(name: "connection", value: "close") }
+            var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))]
+            if !headOnly, !bodyless, !data.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(bytes: data)))) }
+            parts.append(.end(nil))
+            try await out.write(contentsOf: parts)
+            return keepAlive
+        case let .events(events, gapMillis, dropAfter, extra):
             var headers = HTTPHeaders([("content-type", "text/event-stream"), ("cache-control", "no-cache"), ("transfer-encoding", "chunked")])
+            headers.add(contentsOf: extra)
             if !keepAlive { headers.add(name: "connection", value: "close") }
             try await out.write(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)))
             for event in events.prefix(dropAfter ?? events.count) {
@@ -120,7 +133,7 @@ public final class FakeHTTPServer: Sendable {
             return keepAlive
         case let .delayed(seconds, inner):
             try await Task.sleep(for: .seconds(seconds))
-            return try await send(inner, keepAlive: keepAlive, to: out)
+            return try await send(inner, keepAlive: keepAlive, headOnly: headOnly, to: out)
         case .hang:
             // Cancelled by shutdown(); a client that gives up first just leaves this waiting until then.
             try await Task.sleep(for: .seconds(86_400))
@@ -173,10 +186,13 @@ public struct RecordedRequest: Sendable {
 public indirect enum FakeResponse: Sendable {
     /// A complete response with a body and a content type (default application/json).
     case body(status: Int, text: String, contentType: String = "application/json", headers: [(String, String)] = [])
+    /// A complete response with a binary body; an empty content type sends none. A 204 or 304 goes without a body
+    /// or content-length, as HTTP wants.
+    case bytes(status: Int, data: Data, contentType: String = "application/octet-stream", headers: [(String, String)] = [])
     /// A text/event-stream response: each string is sent as one SSE event "data: <string>\n\n", flushed separately,
     /// waiting `gapMillis` before each event; if `dropAfter` is set, the connection is closed abruptly after that many
-    /// events (no terminating chunk) to simulate a dropped connection.
-    case events([String], gapMillis: Int = 0, dropAfter: Int? = nil)
+    /// events (no terminating chunk) to simulate a dropped connection. `headers` are added to the stream's own.
+    case events([String], gapMillis: Int = 0, dropAfter: Int? = nil, headers: [(String, String)] = [])
     /// Waits, then answers with the inner response.
     case delayed(seconds: Double, FakeResponse)
     /// Never answers (keeps the connection open until the client gives up or the server shuts down).

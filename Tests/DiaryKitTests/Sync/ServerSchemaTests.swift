@@ -1,5 +1,6 @@
 @testable import DiaryKit
 @testable import DiarySync
+import FakeServers
 import Foundation
 import Testing
 
@@ -1100,72 +1101,7 @@ private final class SchemaServer {
     }
 }
 
-// MARK: - A database shaped like a Supabase project
-
-/// What a Supabase project has before our script runs, as much of it as the script and the
-/// client touch, written after Supabase's own public migrations: the roles of supabase/postgres'
-/// initial schema (anon, authenticated and service_role are NOLOGIN NOINHERIT), auth.users and
-/// auth.uid() as supabase/auth defines them (the claim `sub` of the request's JWT), and
-/// storage.buckets, storage.objects, storage.foldername() and the protect_delete trigger of
-/// supabase/storage (a DELETE in SQL is refused, as it would orphan the stored bytes). No live
-/// Supabase project is used.
-private let supabaseShape = #"""
-DO $roles$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN CREATE ROLE anon NOLOGIN NOINHERIT; END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN CREATE ROLE authenticated NOLOGIN NOINHERIT; END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role') THEN CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS; END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_auth_admin') THEN CREATE ROLE supabase_auth_admin NOLOGIN NOINHERIT CREATEROLE; END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_storage_admin') THEN CREATE ROLE supabase_storage_admin NOLOGIN NOINHERIT CREATEROLE; END IF;
-END
-$roles$;
-CREATE SCHEMA auth AUTHORIZATION supabase_auth_admin;
-GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
-CREATE TABLE auth.users (
-    instance_id uuid, id uuid PRIMARY KEY, aud varchar(255), role varchar(255), email varchar(255) UNIQUE,
-    encrypted_password varchar(255), created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now(),
-    raw_app_meta_data jsonb, raw_user_meta_data jsonb
-);
-ALTER TABLE auth.users OWNER TO supabase_auth_admin;
-CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
-    SELECT coalesce(nullif(current_setting('request.jwt.claim.sub', true), ''),
-                    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'))::uuid
-$$;
-ALTER FUNCTION auth.uid() OWNER TO supabase_auth_admin;
-CREATE SCHEMA storage AUTHORIZATION supabase_storage_admin;
-GRANT USAGE ON SCHEMA storage TO anon, authenticated, service_role;
-CREATE TABLE storage.buckets (
-    id text PRIMARY KEY, name text NOT NULL UNIQUE, owner uuid, public boolean DEFAULT false,
-    created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now()
-);
-CREATE TABLE storage.objects (
-    id uuid PRIMARY KEY DEFAULT gen_random_uuid(), bucket_id text REFERENCES storage.buckets (id), name text,
-    owner uuid, created_at timestamptz DEFAULT now(), updated_at timestamptz DEFAULT now(),
-    last_accessed_at timestamptz DEFAULT now(), metadata jsonb, UNIQUE (bucket_id, name)
-);
-ALTER TABLE storage.buckets OWNER TO supabase_storage_admin;
-ALTER TABLE storage.objects OWNER TO supabase_storage_admin;
-ALTER TABLE storage.buckets ENABLE ROW LEVEL SECURITY;
-ALTER TABLE storage.objects ENABLE ROW LEVEL SECURITY;
-GRANT ALL ON storage.buckets, storage.objects TO anon, authenticated, service_role;
-CREATE FUNCTION storage.foldername(name text) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE
-    _parts text[];
-BEGIN
-    SELECT string_to_array(name, '/') INTO _parts;
-    RETURN _parts[1:array_length(_parts, 1) - 1];
-END
-$$;
-CREATE FUNCTION storage.protect_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF coalesce(current_setting('storage.allow_delete_query', true), 'false') <> 'true' THEN
-        RAISE EXCEPTION 'Direct deletion from storage tables is not allowed. Use the Storage API instead.' USING ERRCODE = '42501';
-    END IF;
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER protect_objects_delete BEFORE DELETE ON storage.objects FOR EACH STATEMENT EXECUTE FUNCTION storage.protect_delete();
-"""#
+// MARK: - A database shaped like a Supabase project (supabaseShapeSQL, in FakeServers)
 
 /// The server SQL on a Supabase-shaped database: people who sign up through Auth get an
 /// account, act through `authenticated` with their token's `sub`, keep to their own rows and
@@ -1174,7 +1110,7 @@ CREATE TRIGGER protect_objects_delete BEFORE DELETE ON storage.objects FOR EACH 
 struct SupabaseSchemaTests {
     /// A Supabase-shaped database with the script applied twice (by statements, then pasted whole).
     fileprivate static func project(signedUpBefore early: String? = nil) async throws -> SchemaServer {
-        let server = try await SchemaServer.make(before: supabaseShape + (early.map { "\nINSERT INTO auth.users (id, email) VALUES ('\($0)', 'early@example.com');" } ?? ""))
+        let server = try await SchemaServer.make(before: supabaseShapeSQL + (early.map { "\nINSERT INTO auth.users (id, email) VALUES ('\($0)', 'early@example.com');" } ?? ""))
         try await server.applyScriptAsFile()
         return server
     }

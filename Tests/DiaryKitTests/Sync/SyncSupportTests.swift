@@ -61,5 +61,16 @@ struct SyncSupportTests {
         #expect(throws: SyncError.credentialsExposed(file)) { try Credentials.load(paths) }
         #expect(Credentials.remove(paths))
         #expect(try Credentials.load(paths) == nil)
+
+        // A Supabase session round-trips too, and a project address must be https (http only on this machine).
+        let session = SupabaseSession(project: try SupabaseProject(url: "https://xyz.supabase.co/", anonKey: "anon.key.value"),
+                                      email: "me@example.com", accessToken: "a.b.c", refreshToken: "r1", expiresAt: 1_800_000_000)
+        let signedIn = Credentials(login: .supabase(session), userId: "0194f3c2-0000-7000-8000-000000000001", consentVersion: 2)
+        try signedIn.save(paths)
+        #expect(try Credentials.load(paths) == signedIn)
+        #expect(signedIn.server == "https://xyz.supabase.co" && signedIn.account == "me@example.com")
+        #expect(throws: SyncError.badAddress("http://xyz.supabase.co")) { try SupabaseProject(url: "http://xyz.supabase.co", anonKey: "k") }
+        #expect(throws: SyncError.anonKeyNeeded) { try SupabaseProject(url: "https://xyz.supabase.co", anonKey: "") }
+        #expect(try SupabaseProject(url: "http://127.0.0.1:54321", anonKey: "k").url == "http://127.0.0.1:54321")
     }
 }

@@ -17,15 +17,21 @@ final class TestServer: Sendable {
     }
 
     static func make() async throws -> TestServer {
+        let admin = try await freshDatabase("t_")
+        _ = try await Accounts.initialiseServer(admin, password: admin.password)
+        return TestServer(admin: admin, adminPassword: admin.password ?? "")
+    }
+
+    /// A new, empty database on the test cluster, as its admin (password included).
+    static func freshDatabase(_ prefix: String, before: String? = nil) async throws -> ServerAddress {
         let cluster = try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]!)
-        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let name = prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         try await ServerConnection.with(cluster, password: cluster.password) { server in
             try await server.run(script: "CREATE DATABASE \(name)")
         }
         var admin = cluster
         admin.database = String(name)
-        _ = try await Accounts.initialiseServer(admin, password: cluster.password)
-        return TestServer(admin: admin, adminPassword: cluster.password ?? "")
+        return admin
     }
 
     /// A person: their login on this server.
@@ -75,14 +81,17 @@ final class TestDevice {
     }
 
     /// Stores bytes as a media file and returns the item describing them.
-    func mediaFile(_ bytes: [UInt8], ext: String = "jpg") throws -> MediaItem {
-        let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        let folder = ContentAddressedFolder(store.paths.media)
-        let (path, descriptor) = folder.makeTemporaryFile()!
-        _ = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) }
-        close(descriptor)
-        _ = folder.install(path, sha256: sha, fileExtension: ext)
-        return MediaItem(kind: ext == "mp4" ? .video : .photo, sha256: sha, mime: ext == "mp4" ? "video/mp4" : "image/jpeg",
-                         fileExtension: ext, bytes: Int64(bytes.count), width: 10, height: 10)
-    }
+    func mediaFile(_ bytes: [UInt8], ext: String = "jpg") throws -> MediaItem { try storeMediaFile(bytes, ext: ext, in: store) }
+}
+
+/// Stores bytes as a media file of a diary and returns the item describing them.
+func storeMediaFile(_ bytes: [UInt8], ext: String = "jpg", in store: DiaryStore) throws -> MediaItem {
+    let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    let folder = ContentAddressedFolder(store.paths.media)
+    let (path, descriptor) = folder.makeTemporaryFile()!
+    _ = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) }
+    close(descriptor)
+    _ = folder.install(path, sha256: sha, fileExtension: ext)
+    return MediaItem(kind: ext == "mp4" ? .video : .photo, sha256: sha, mime: ext == "mp4" ? "video/mp4" : "image/jpeg",
+                     fileExtension: ext, bytes: Int64(bytes.count), width: 10, height: 10)
 }

@@ -1,0 +1,355 @@
+import Crypto
+@testable import DiaryKit
+@testable import DiarySync
+import FakeServers
+import Foundation
+import Testing
+
+/// A Supabase-shaped database (supabaseShapeSQL, then the diary's server script) on the test
+/// cluster, behind the fake Auth, PostgREST and Storage APIs. No live Supabase project is used.
+final class SupabaseProjectUnderTest: Sendable {
+    let admin: ServerAddress
+    let adminPassword: String?
+    let fake: FakeSupabase
+
+    private init(admin: ServerAddress, adminPassword: String?, fake: FakeSupabase) {
+        self.admin = admin
+        self.adminPassword = adminPassword
+        self.fake = fake
+    }
+
+    static func make() async throws -> SupabaseProjectUnderTest {
+        let admin = try await TestServer.freshDatabase("s_")
+        try await ServerConnection.with(admin, password: admin.password) { server in
+            for statement in SQLScript.statements(supabaseShapeSQL) { try await server.run(script: statement) }
+        }
+        _ = try await Accounts.initialiseServer(admin, password: admin.password)
+        var url = URLComponents()
+        url.scheme = "postgres"
+        url.user = admin.user
+        url.password = admin.password
+        url.host = admin.host
+        url.port = admin.port
+        url.path = "/" + admin.database
+        let fake = try await FakeSupabase.start(databaseURL: url.string!)
+        return SupabaseProjectUnderTest(admin: admin, adminPassword: admin.password, fake: fake)
+    }
+
+    /// Signs someone new up and logs a device of theirs in.
+    func newPerson(password: String = "a-long-pass-phrase") async throws -> (email: String, device: SupabaseDevice) {
+        let email = "p\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        _ = try await project.signUp(email: email, password: password)
+        return (email, try await SupabaseDevice.logIn(project, email, password))
+    }
+
+    var project: SupabaseProject { get throws { try SupabaseProject(url: fake.baseURL, anonKey: fake.anonKey) } }
+
+    /// The value of a one-value query, as text, as the database's owner sees it.
+    func adminText(_ sql: String) async throws -> String? {
+        try await ServerConnection.with(admin, password: adminPassword) { server in try await server.run(script: "SELECT (\(sql))::text") }
+    }
+
+    /// Requests the fake received whose path starts with `prefix`.
+    func requests(_ method: String, _ prefix: String) -> [RecordedRequest] {
+        fake.requests.filter { $0.method == method && $0.path.hasPrefix(prefix) }
+    }
+
+    /// How many times a refresh token was spent.
+    var refreshes: Int { requests("POST", "/auth/v1/token").filter { $0.query["grant_type"] == "refresh_token" }.count }
+}
+
+/// One device of a person signed in through the project: its own diary and credentials file.
+// Used from one test task at a time; the stopped-upload test hands it to a child task and waits for it.
+final class SupabaseDevice: @unchecked Sendable {
+    let diary: TestDiary
+    let credentials: Credentials
+    var store: DiaryStore { diary.store }
+    var paths: DiaryPaths { store.paths }
+
+    init(_ session: SupabaseSession, userId: String) throws {
+        diary = try TestDiary()
+        credentials = Credentials(login: .supabase(session), userId: userId)
+        try Accounts.saveLogin(credentials, store: diary.store)
+    }
+
+    /// Logs in with a password, as `diary-sync login --supabase` does.
+    static func logIn(_ project: SupabaseProject, _ email: String, _ password: String) async throws -> SupabaseDevice {
+        let (session, _) = try await project.logIn(email: email, password: password)
+        let paths = DiaryPaths(homeFlag: "/nonexistent", environment: [:])
+        let (userId, _) = try await Accounts.verifySession(session, paths: paths)
+        return try SupabaseDevice(session, userId: userId)
+    }
+
+    @discardableResult
+    func sync(_ steps: SyncEngine.Steps = .all) async throws -> SyncReport {
+        // As every command does: the login as saved now (a refresh may have replaced it).
+        let saved = try #require(try Credentials.load(paths))
+        return try await SyncEngine(store: store, userId: saved.userId).run(saved, steps: steps)
+    }
+
+    var session: SupabaseSession {
+        get throws {
+            guard case let .supabase(session)? = try Credentials.load(paths)?.login else { throw SyncError.notLoggedIn }
+            return session
+        }
+    }
+
+    func everything() throws -> [String] {
+        try store.entryRecords(ids: store.entryIds(includingDeleted: true)).map(\.json.serialized).sorted()
+    }
+
+    func mediaFile(_ bytes: [UInt8], ext: String = "jpg") throws -> MediaItem { try storeMediaFile(bytes, ext: ext, in: store) }
+}
+
+private func randomEmail() -> String { "p\(UUID().uuidString.prefix(8).lowercased())@example.com" }
+
+private func randomBytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+}
+
+/// Sync through a Supabase project's APIs: Auth sessions, RPC, Storage, tokens renewed one
+/// at a time, and people kept apart on every path.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil), .serialized)
+struct SupabaseSyncTests {
+    @Test func signUpLogInAndSyncTwoDevicesWithAPhotoThroughStorage() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        guard case let .session(session, userId) = try await project.signUp(email: email, password: "sea-breeze-42") else {
+            Issue.record("autoconfirm gives a session at once")
+            return
+        }
+        #expect(try await server.adminText("SELECT count(*) FROM diary.account WHERE user_id = '\(userId)'") == "1",
+                "signing up made the diary account")
+        let a = try SupabaseDevice(session, userId: userId)
+        let b = try await SupabaseDevice.logIn(project, email, "sea-breeze-42")
+
+        let photo = randomBytes(300_000)
+        let item = try a.mediaFile(photo)
+        let beach = try a.diary.draft("海邊的風", media: [item])
+        let first = try await a.sync()
+        #expect(first.pushed == 1 && first.mediaSent == 1)
+        let name = "\(userId)/\(beach)/\(item.sha256).jpg"
+        #expect(try await server.adminText("SELECT (metadata->>'size') FROM storage.objects WHERE bucket_id = 'diary-media' AND name = '\(name)'")
+                == "300000", "the seed's object path, in the person's folder")
+        #expect(try await server.adminText("SELECT chunks FROM diary.media_object WHERE sha256 = '\(item.sha256)'") == "0")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.media_chunk") == "0", "no bytes in the database")
+        #expect(server.requests("POST", "/rest/v1/rpc/push").allSatisfy { $0.header("content-profile") == "diary" })
+
+        let second = try await b.sync()
+        #expect(second.pulled == 1 && second.mediaFetched == 1)
+        let fetched = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "jpg")
+        #expect(FileManager.default.contents(atPath: fetched) == Data(photo), "the bytes, checked by SHA-256 on the way down")
+        #expect(try a.everything() == b.everything())
+
+        // An idle sync is one round trip: a pull, nothing else.
+        let before = server.fake.requests.count
+        #expect(try await b.sync().isEmpty)
+        #expect(server.fake.requests.count - before == 1)
+        #expect(server.fake.requests.suffix(1).first?.path == "/rest/v1/rpc/pull")
+    }
+
+    @Test func aCodeByEmailLogsInAndWrongAnswersSayWhy() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        _ = try await project.signUp(email: email, password: "long-enough-1")
+        await #expect(throws: SyncError.auth(.alreadyRegistered(email))) { try await project.signUp(email: email, password: "another-one-2") }
+        await #expect(throws: SyncError.auth(.wrongPassword)) { try await project.logIn(email: email, password: "not-it") }
+        let stranger = randomEmail()
+        await #expect(throws: SyncError.auth(.unknownEmail(stranger))) { try await project.sendCode(email: stranger) }
+
+        try await project.sendCode(email: email)
+        let code = try #require(server.fake.lastCode(for: email))
+        let wrong = code == "000000" ? "111111" : "000000"
+        await #expect(throws: SyncError.auth(.wrongCode)) { try await project.verify(email: email, code: wrong) }
+        let (session, userId) = try await project.verify(email: email, code: code)
+        #expect(session.email == email)
+        let paths = DiaryPaths(homeFlag: "/nonexistent", environment: [:])
+        #expect(try await Accounts.verifySession(session, paths: paths).userId == userId)
+        await #expect(throws: SyncError.auth(.wrongCode), "a code works once") { try await project.verify(email: email, code: code) }
+    }
+
+    @Test func anotherPersonReachesNothingOfAlicesThroughRPCOrStorage() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let alice = try await server.newPerson().device, bob = try await server.newPerson().device
+        let item = try alice.mediaFile(randomBytes(5_000))
+        let page = try alice.diary.draft("只屬於我的", media: [item])
+        try await alice.sync()
+        let name = "\(alice.credentials.userId)/\(page)/\(item.sha256).jpg"
+
+        let bobServer = SupabaseServer(SupabaseTokens(try bob.session, paths: bob.paths))
+        // RPC with Alice's ids.
+        #expect(try await bobServer.presentMedia([item.sha256]).isEmpty)
+        let pulled = try await bobServer.pull(after: 0, limit: 100, device: "bob")
+        #expect(pulled["items"]?.arrayValue?.isEmpty == true)
+        let record = try #require(try alice.store.entryRecords(ids: [page]).first)
+        var stolen = record
+        stolen.note = "Bob 改的"
+        _ = try await bobServer.push(JSON.array([.object([("key", .string("bob-k1")), ("record", stolen.json)])]).serialized, device: "bob")
+        #expect(try await server.adminText("SELECT doc->>'note' FROM diary.entry WHERE id = '\(page)' AND user_id = '\(alice.credentials.userId)'") == "只屬於我的",
+                "Alice's page is unchanged whatever Bob's push did")
+        let register = try await bobServer.rpc("register_object", JSON.object([
+            ("sha", .string(item.sha256)), ("bytes", .int(5_000)), ("name", .string(name)),
+        ]).serialized)
+        #expect(register == .bool(false), "Bob cannot claim Alice's object")
+        // Storage with Alice's path.
+        let transfer = MediaTransfer(sha256: item.sha256, entryId: page, fileExtension: "jpg", bytes: 5_000)
+        #expect(try await bobServer.download(transfer) { _ in true } == false)
+        let token = try await bobServer.tokens.current()
+        let read = try await project.send(.GET, "/storage/v1/object/authenticated/diary-media/\(name)", bearer: token)
+        #expect(!read.ok)
+        let write = try await project.send(.POST, "/storage/v1/object/diary-media/\(name)", bearer: token, headers: [("x-upsert", "true")],
+                                           body: .init(string: "overwritten"))
+        #expect(!write.ok, "Bob cannot overwrite Alice's file")
+        #expect(try await server.adminText("SELECT metadata->>'size' FROM storage.objects WHERE name = '\(name)'") == "5000")
+        // Not signed in at all: the anon key alone reaches nothing.
+        let anonymous = try await project.send(.POST, "/rest/v1/rpc/pull", bearer: nil, headers: [("Content-Profile", "diary")],
+                                               body: .init(string: #"{"after":0,"max_rows":10}"#))
+        #expect(SupabaseServer.refusal(anonymous) == .permissionDenied)
+    }
+
+    @Test func anExpiredTokenMidPushIsRenewedOnceAndNothingIsDuplicated() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        _ = try await project.signUp(email: email, password: "clock-skew-77")
+        server.fake.accessTokenSeconds = 2
+        let device = try await SupabaseDevice.logIn(project, email, "clock-skew-77")
+        // The device believes its token good for an hour (a skewed clock); the server does not.
+        var saved = try #require(try Credentials.load(device.paths))
+        guard case var .supabase(session) = saved.login else { throw SyncError.notLoggedIn }
+        let staleRefresh = session.refreshToken
+        session.expiresAt = Int64(Date().timeIntervalSince1970) + 3600
+        saved.login = .supabase(session)
+        try saved.save(device.paths)
+        server.fake.accessTokenSeconds = 3600
+        for index in 0..<30 { try device.diary.page("第 \(index) 頁", tags: ["日常"]) }
+        try await Task.sleep(for: .seconds(3))
+
+        let report = try await device.sync()
+        #expect(report.pushed == 30)
+        #expect(server.refreshes == 1, "one refresh")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.entry") == "30", "no page twice")
+        #expect(try device.session.refreshToken != staleRefresh, "the new refresh token is saved")
+        #expect(try device.store.syncLedgerState().pending == 0)
+        #expect(try await device.sync().isEmpty)
+    }
+
+    @Test func twoRefreshingAtOnceShareOneRefreshAndKeepTheSession() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        _ = try await project.signUp(email: email, password: "two-at-once-3")
+        // Within the minute before expiry: the next request renews it first.
+        server.fake.accessTokenSeconds = 30
+        let device = try await SupabaseDevice.logIn(project, email, "two-at-once-3")
+        server.fake.accessTokenSeconds = 3600
+        // Two keepers over the same credentials file: each opens the lock file itself, so they
+        // exclude each other as two processes would.
+        let session = try device.session
+        let first = SupabaseTokens(session, paths: device.paths), second = SupabaseTokens(session, paths: device.paths)
+        async let one = first.current()
+        async let two = second.current()
+        let tokens = try await [one, two]
+        #expect(tokens[0] == tokens[1], "the second took the token the first saved")
+        #expect(server.refreshes == 1, "a refresh token is spent once")
+        #expect(try await device.sync().isEmpty, "the session lives on")
+    }
+
+    @Test func anEndedSessionKeepsEverythingQueuedAndSaysLogInAgain() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        _ = try await project.signUp(email: email, password: "ended-here-5")
+        // Within the minute before expiry: the next sync renews it first.
+        server.fake.accessTokenSeconds = 30
+        let device = try await SupabaseDevice.logIn(project, email, "ended-here-5")
+        server.fake.accessTokenSeconds = 3600
+        // Logged out elsewhere: the session and its refresh tokens are revoked.
+        try await project.logOut(try device.session)
+        try device.diary.page("離線也在", tags: ["日常"])
+        let queued = try device.store.syncLedgerState().pending
+        await #expect(throws: SyncError.auth(.sessionEnded)) { try await device.sync() }
+        #expect(try queued > 0 && device.store.syncLedgerState().pending == queued, "nothing local is lost")
+        #expect(try Credentials.load(device.paths) != nil)
+    }
+
+    @Test func aBigVideoGoesUpResumablyInSixMebibyteChunks() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let (email, a) = try await server.newPerson(password: "big-video-99")
+        let b = try await SupabaseDevice.logIn(project, email, "big-video-99")
+        let video = randomBytes(13 << 20)
+        let item = try a.mediaFile(video, ext: "mp4")
+        try a.diary.draft("整段影片", media: [item])
+        #expect(try await a.sync().mediaSent == 1)
+        let patches = server.requests("PATCH", "/storage/v1/upload/resumable/")
+        #expect(patches.map(\.body.count) == [6 << 20, 6 << 20, 1 << 20])
+        #expect(patches.map { $0.header("upload-offset") } == ["0", String(6 << 20), String(12 << 20)])
+        #expect(try await b.sync().mediaFetched == 1)
+        let fetched = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "mp4")
+        #expect(FileManager.default.contents(atPath: fetched) == Data(video))
+    }
+
+    @Test func anUploadStoppedHalfWayGoesOnFromTheServersOffset() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let a = try await server.newPerson().device
+        let video = randomBytes(19 << 20)
+        let item = try a.mediaFile(video, ext: "mp4")
+        try a.diary.draft("停下來再繼續", media: [item])
+        let stopped = Task { try await a.sync() }
+        while server.requests("PATCH", "/storage/v1/upload/resumable/").count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        stopped.cancel()
+        _ = await stopped.result
+        let sentBefore = server.requests("PATCH", "/storage/v1/upload/resumable/").count
+        #expect(try await a.sync().mediaSent == 1)
+        let all = server.requests("PATCH", "/storage/v1/upload/resumable/")
+        #expect(!server.requests("HEAD", "/storage/v1/upload/resumable/").isEmpty, "the rerun asked how far it got")
+        #expect(all[sentBefore...].allSatisfy { $0.header("upload-offset") != "0" }, "nothing sent twice from the start")
+        #expect(server.requests("POST", "/storage/v1/upload/resumable").count == 1, "the same upload went on")
+        #expect(try await server.adminText("SELECT metadata->>'size' FROM storage.objects WHERE name LIKE '%\(item.sha256).mp4'") == String(19 << 20))
+    }
+
+    @Test func deletingTheAccountRemovesEveryRowTheAuthUserAndQueuesTheObjects() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let device = try await server.newPerson().device, stays = try await server.newPerson().device
+        try device.diary.draft("要刪掉的", media: [try device.mediaFile(randomBytes(2_000))])
+        try stays.diary.page("留下來的", tags: ["日常"])
+        try await device.sync()
+        try await stays.sync()
+        let userId = device.credentials.userId
+        let removed = try await Accounts.deleteAccount(store: device.store, credentials: device.credentials)
+        #expect(removed > 0)
+        #expect(try await server.adminText("SELECT count(*) FROM auth.users WHERE id = '\(userId)'") == "0", "the auth user is gone")
+        let left = try await server.adminText("SELECT " + ["entry", "media", "message", "entry_tag", "setting", "push_receipt", "media_object", "account"]
+            .map { "(SELECT count(*) FROM diary.\($0) WHERE user_id = '\(userId)')" }.joined(separator: " + "))
+        #expect(left == "0")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.storage_removal WHERE name LIKE '\(userId)/%'") == "1")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.deletion_audit") == "1")
+        #expect(try Credentials.load(device.paths) == nil, "this device is logged out")
+        #expect(try device.store.entryIds(includingDeleted: false).count == 1, "the local diary stays")
+        #expect(try await stays.sync().isEmpty && stays.everything().count == 1, "the other person keeps everything")
+    }
+
+    @Test func noTokenOrKeyReachesTheDatabase() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let device = try await server.newPerson(password: "secret-words-8").device
+        try device.diary.page("一頁", tags: ["日常"])
+        try await device.sync()
+        let session = try device.session
+        let file = Credentials.file(device.paths).path
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
+        let home = device.store.paths.home.path
+        for name in try FileManager.default.contentsOfDirectory(atPath: home) where name.hasPrefix("diary.sqlite") {
+            let bytes = try #require(FileManager.default.contents(atPath: home + "/" + name))
+            for secret in [session.accessToken, session.refreshToken, project.anonKey, "secret-words-8"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) holds no credential")
+            }
+        }
+        #expect(try await server.adminText("SELECT count(*) FROM diary.setting WHERE value::text LIKE '%\(session.refreshToken)%'") == "0")
+    }
+}
