@@ -139,9 +139,11 @@ package struct SupabaseProject: Sendable, Equatable {
         }
     }
 
-    /// `POST /auth/v1/logout`: ends the session on the server (its refresh tokens stop working).
+    /// `POST /auth/v1/logout?scope=local`: ends this device's session on the server (its
+    /// refresh tokens stop working). Auth's default scope, global, would log out every other
+    /// device of the person too.
     func logOut(_ session: SupabaseSession) async throws {
-        let reply = try await send(.POST, "/auth/v1/logout", bearer: session.accessToken)
+        let reply = try await send(.POST, "/auth/v1/logout?scope=local", bearer: session.accessToken)
         // An expired or already ended session is as logged out as it gets.
         guard reply.ok || [401, 403, 404].contains(reply.status) else { throw Self.authRefusal(reply, email: session.email) }
     }

@@ -223,12 +223,13 @@ final class SupabaseServer: SyncServer {
         return try await send(try await tokens.renew(replacing: token))
     }
 
-    /// PostgREST says 401 for an expired or unusable JWT; Storage says 400 or 403 with the
-    /// JWT's problem in its message.
+    /// PostgREST says 401 for an expired or unusable JWT; Storage says 400 (or 403) with the
+    /// JWT library's complaint in its message (`"exp" claim timestamp check failed`,
+    /// `jwt expired`).
     static func tokenRefused(status: Int, message: String?) -> Bool {
         if status == 401 { return true }
         guard [400, 403].contains(status), let message = message?.lowercased() else { return false }
-        return message.contains("jwt") && (message.contains("expired") || message.contains("invalid"))
+        return message.contains("\"exp\" claim") || (message.contains("jwt") && (message.contains("expired") || message.contains("invalid")))
     }
 
     /// What a refused REST or Storage request means for the person. Storage puts the HTTP
