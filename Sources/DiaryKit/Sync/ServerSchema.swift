@@ -1130,6 +1130,27 @@ package enum ServerSchema {
     END
     $fn$;
 
+    -- The names of the caller's objects in the bucket diary-media, whether registered or not
+    -- (an upload cut off before register_object): what delete-account removes through the
+    -- Storage API before the account goes. None on plain Postgres.
+    CREATE OR REPLACE FUNCTION diary.my_objects() RETURNS text[]
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := diary.account_id();
+        names text[];
+    BEGIN
+        IF to_regclass('storage.objects') IS NULL THEN
+            RETURN '{}';
+        END IF;
+        EXECUTE 'SELECT coalesce(array_agg(o.name ORDER BY o.name), ''{}'') FROM storage.objects o
+                  WHERE o.bucket_id = ''diary-media'' AND o.name LIKE $1 || ''/%'''
+            INTO names USING uid::text;
+        RETURN names;
+    END
+    $fn$;
+
     -- Where these complete files are: [{sha256, name, bytes, chunks}], chunks 0 for a Storage object.
     CREATE OR REPLACE FUNCTION diary.media_objects(shas text[]) RETURNS jsonb
         LANGUAGE sql STABLE
@@ -1453,7 +1474,7 @@ package enum ServerSchema {
             EXECUTE format('GRANT EXECUTE ON FUNCTION
                 diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
-                diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]),
+                diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(),
                 diary.whoami(), diary.delete_account(),
                 diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
                 diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),

@@ -313,11 +313,11 @@ struct SupabaseSyncTests {
         #expect(try await server.adminText("SELECT metadata->>'size' FROM storage.objects WHERE name LIKE '%\(item.sha256).mp4'") == String(19 << 20))
     }
 
-    @Test func deletingTheAccountRemovesEveryRowTheAuthUserAndQueuesTheObjects() async throws {
+    @Test func deletingTheAccountRemovesEveryObjectEveryRowAndTheAuthUser() async throws {
         let server = try await SupabaseProjectUnderTest.make()
         let device = try await server.newPerson().device, stays = try await server.newPerson().device
         try device.diary.draft("要刪掉的", media: [try device.mediaFile(randomBytes(2_000))])
-        try stays.diary.page("留下來的", tags: ["日常"])
+        try stays.diary.draft("留下來的", media: [try stays.mediaFile(randomBytes(3_000))])
         try await device.sync()
         try await stays.sync()
         let userId = device.credentials.userId
@@ -327,7 +327,10 @@ struct SupabaseSyncTests {
         let left = try await server.adminText("SELECT " + ["entry", "media", "message", "entry_tag", "setting", "push_receipt", "media_object", "account"]
             .map { "(SELECT count(*) FROM diary.\($0) WHERE user_id = '\(userId)')" }.joined(separator: " + "))
         #expect(left == "0")
-        #expect(try await server.adminText("SELECT count(*) FROM diary.storage_removal WHERE name LIKE '\(userId)/%'") == "1")
+        #expect(try await server.adminText("SELECT count(*) FROM storage.objects WHERE name LIKE '\(userId)/%'") == "0",
+                "the objects went through the Storage API first")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.storage_removal") == "0", "nothing left for the operator")
+        #expect(try await server.adminText("SELECT count(*) FROM storage.objects") == "1", "the other person's photo stays")
         #expect(try await server.adminText("SELECT count(*) FROM diary.deletion_audit") == "1")
         #expect(try Credentials.load(device.paths) == nil, "this device is logged out")
         #expect(try device.store.entryIds(includingDeleted: false).count == 1, "the local diary stays")

@@ -46,10 +46,22 @@ final class SupabaseServer: SyncServer {
 
     func whoami() async throws -> JSON { try await rpc("whoami", "{}") }
 
-    /// Removes everything of the person's from the server, their auth user included.
+    /// Removes everything of the person's from the server: their Storage objects first,
+    /// through the Storage API while they still may (SQL cannot delete them, and once the
+    /// account is gone only the operator can), then every row and their auth user. Cut off
+    /// half-way, running it again finishes the job.
     func deleteAccount() async throws -> Int64 {
+        let names = try await rpc("my_objects", "{}").arrayValue?.compactMap(\.stringValue) ?? []
+        // Storage takes at most 1,000 names per request.
+        for start in stride(from: 0, to: names.count, by: 1000) {
+            let part = JSON.object([("prefixes", .array(names[start..<min(start + 1000, names.count)].map { .string($0) }))])
+            let reply = try await authorised { token in
+                try await self.project.send(.DELETE, "/storage/v1/object/\(Self.bucket)", bearer: token, body: SupabaseProject.body(part))
+            }
+            guard reply.ok else { throw Self.refusal(reply) }
+        }
         let answer = try await rpc("delete_account", "{}")
-        return answer.doubleValue.map { Int64($0) } ?? 0
+        return (answer.doubleValue.map { Int64($0) } ?? 0) + Int64(names.count)
     }
 
     // MARK: Media
