@@ -35,10 +35,13 @@ final class SupabaseProjectUnderTest: Sendable {
         return SupabaseProjectUnderTest(admin: admin, adminPassword: admin.password, fake: fake)
     }
 
-    /// Signs someone new up and logs a device of theirs in.
-    func newPerson(password: String = "a-long-pass-phrase") async throws -> (email: String, device: SupabaseDevice) {
+    /// Signs someone new up and logs a device of theirs in, its access token good for
+    /// `tokenSeconds` (under a minute: the next request renews it first).
+    func newPerson(password: String = "a-long-pass-phrase", tokenSeconds: Int = 3600) async throws -> (email: String, device: SupabaseDevice) {
         let email = "p\(UUID().uuidString.prefix(8).lowercased())@example.com"
         _ = try await project.signUp(email: email, password: password)
+        fake.accessTokenSeconds = tokenSeconds
+        defer { fake.accessTokenSeconds = 3600 }
         return (email, try await SupabaseDevice.logIn(project, email, password))
     }
 
@@ -213,11 +216,7 @@ struct SupabaseSyncTests {
 
     @Test func anExpiredTokenMidPushIsRenewedOnceAndNothingIsDuplicated() async throws {
         let server = try await SupabaseProjectUnderTest.make()
-        let project = try server.project
-        let email = randomEmail()
-        _ = try await project.signUp(email: email, password: "clock-skew-77")
-        server.fake.accessTokenSeconds = 2
-        let device = try await SupabaseDevice.logIn(project, email, "clock-skew-77")
+        let device = try await server.newPerson(tokenSeconds: 2).device
         // The device believes its token good for an hour (a skewed clock); the server does not.
         var saved = try #require(try Credentials.load(device.paths))
         guard case var .supabase(session) = saved.login else { throw SyncError.notLoggedIn }
@@ -225,7 +224,6 @@ struct SupabaseSyncTests {
         session.expiresAt = Int64(Date().timeIntervalSince1970) + 3600
         saved.login = .supabase(session)
         try saved.save(device.paths)
-        server.fake.accessTokenSeconds = 3600
         for index in 0..<30 { try device.diary.page("第 \(index) 頁", tags: ["日常"]) }
         try await Task.sleep(for: .seconds(3))
 
@@ -240,13 +238,7 @@ struct SupabaseSyncTests {
 
     @Test func twoRefreshingAtOnceShareOneRefreshAndKeepTheSession() async throws {
         let server = try await SupabaseProjectUnderTest.make()
-        let project = try server.project
-        let email = randomEmail()
-        _ = try await project.signUp(email: email, password: "two-at-once-3")
-        // Within the minute before expiry: the next request renews it first.
-        server.fake.accessTokenSeconds = 30
-        let device = try await SupabaseDevice.logIn(project, email, "two-at-once-3")
-        server.fake.accessTokenSeconds = 3600
+        let device = try await server.newPerson(tokenSeconds: 30).device
         // Two keepers over the same credentials file: each opens the lock file itself, so they
         // exclude each other as two processes would.
         let session = try device.session
@@ -261,15 +253,9 @@ struct SupabaseSyncTests {
 
     @Test func anEndedSessionKeepsEverythingQueuedAndSaysLogInAgain() async throws {
         let server = try await SupabaseProjectUnderTest.make()
-        let project = try server.project
-        let email = randomEmail()
-        _ = try await project.signUp(email: email, password: "ended-here-5")
-        // Within the minute before expiry: the next sync renews it first.
-        server.fake.accessTokenSeconds = 30
-        let device = try await SupabaseDevice.logIn(project, email, "ended-here-5")
-        server.fake.accessTokenSeconds = 3600
+        let device = try await server.newPerson(tokenSeconds: 30).device
         // Logged out elsewhere: the session and its refresh tokens are revoked.
-        try await project.logOut(try device.session)
+        try await server.project.logOut(try device.session)
         try device.diary.page("離線也在", tags: ["日常"])
         let queued = try device.store.syncLedgerState().pending
         await #expect(throws: SyncError.auth(.sessionEnded)) { try await device.sync() }
