@@ -236,6 +236,30 @@ struct SupabaseSyncTests {
         #expect(try await device.sync().isEmpty)
     }
 
+    @Test func storageSayingTheTokenExpiredMidDownloadRenewsItToo() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let (email, a) = try await server.newPerson()
+        let photo = randomBytes(40_000)
+        let item = try a.mediaFile(photo)
+        let page = try a.diary.draft("晚霞", media: [item])
+        try await a.sync()
+        let b = try await SupabaseDevice.logIn(try server.project, email, "a-long-pass-phrase")
+        // B's token lapses between the media list and the download (its clock thinks otherwise).
+        server.fake.accessTokenSeconds = 2
+        var session = try await server.project.logIn(email: email, password: "a-long-pass-phrase").0
+        server.fake.accessTokenSeconds = 3600
+        session.expiresAt = Int64(Date().timeIntervalSince1970) + 3600
+        try Credentials(login: .supabase(session), userId: b.credentials.userId).save(b.paths)
+        let storage = SupabaseServer(SupabaseTokens(session, paths: b.paths))
+        #expect(try await storage.presentMedia([item.sha256]) == [item.sha256])
+        try await Task.sleep(for: .seconds(2.5))
+        var received = Data()
+        let transfer = MediaTransfer(sha256: item.sha256, entryId: page, fileExtension: "jpg", bytes: Int64(photo.count))
+        #expect(try await storage.download(transfer) { received.append(contentsOf: $0.readableBytesView); return true })
+        #expect(received == Data(photo))
+        #expect(server.refreshes == 1)
+    }
+
     @Test func twoRefreshingAtOnceShareOneRefreshAndKeepTheSession() async throws {
         let server = try await SupabaseProjectUnderTest.make()
         let device = try await server.newPerson(tokenSeconds: 30).device

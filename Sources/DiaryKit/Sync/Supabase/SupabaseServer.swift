@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import DiaryKit
 import Foundation
 import NIOCore
@@ -204,15 +205,16 @@ final class SupabaseServer: SyncServer {
         // A file that went up in chunks over postgres:// has no Storage object; it comes down that way.
         guard let object = objects.withLock({ $0[transfer.sha256] }), object.chunks == 0 else { return false }
         let path = "/storage/v1/object/authenticated/" + objectPath(object.name)
-        var token = try await tokens.current()
+        let token = try await tokens.current()
         var response = try await project.start(.GET, path, bearer: token)
-        if Self.tokenRefused(status: Int(response.status.code), message: nil) {
-            token = try await tokens.renew(replacing: token)
-            response = try await project.start(.GET, path, bearer: token)
-        }
-        guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: 1 << 16)) ?? ByteBuffer()
-            throw Self.refusal(.init(status: Int(response.status.code), headers: response.headers, body: body))
+        if response.status != .ok {
+            // Only a refusal's short body is read; the token's problem is told in it.
+            var refused = try await Self.refusalReply(response)
+            if Self.tokenRefused(status: refused.status, message: refused.json?["message"]?.stringValue) {
+                response = try await project.start(.GET, path, bearer: try await tokens.renew(replacing: token))
+                if response.status != .ok { refused = try await Self.refusalReply(response) }
+            }
+            if response.status != .ok { throw Self.refusal(refused) }
         }
         do {
             for try await part in response.body {
@@ -225,6 +227,11 @@ final class SupabaseServer: SyncServer {
     }
 
     // MARK: Answers
+
+    private static func refusalReply(_ response: HTTPClientResponse) async throws -> SupabaseProject.Reply {
+        let body = (try? await response.body.collect(upTo: 1 << 16)) ?? ByteBuffer()
+        return .init(status: Int(response.status.code), headers: response.headers, body: body)
+    }
 
     /// Sends a request with a live token; when the answer says the token expired, renews it
     /// and sends the request once more.
