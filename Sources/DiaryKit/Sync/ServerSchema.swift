@@ -1162,10 +1162,11 @@ package enum ServerSchema {
     $fn$;
 
     -- ---------------------------------------------------------------------------------------
-    -- Media space per person: what their chunks take (kept by a trigger) and a limit the
-    -- operator may set, the person's own (account.media_quota) or else the server's default
-    -- (config 'media_quota_bytes'); with neither there is no limit. A chunk that would go
-    -- over the limit is refused with SQLSTATE IB001; the device keeps the file and says so.
+    -- Media space per person: what their chunks and Storage objects take (kept by triggers)
+    -- and a limit the operator may set, the person's own (account.media_quota) or else the
+    -- server's default (config 'media_quota_bytes'); with neither there is no limit. A chunk
+    -- or an object that would go over the limit is refused with SQLSTATE IB001; the device
+    -- keeps the file and says so.
     ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS media_quota bigint CHECK (media_quota >= 0);
     ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS media_bytes bigint;
     -- Counted once, when the column arrives on a server from before version 4.
@@ -1175,7 +1176,9 @@ package enum ServerSchema {
     ALTER TABLE diary.account ALTER COLUMN media_bytes SET DEFAULT 0;
     ALTER TABLE diary.account ALTER COLUMN media_bytes SET NOT NULL;
 
-    -- SECURITY DEFINER: people may not write media_bytes themselves, only through their chunks.
+    -- SECURITY DEFINER: people may not write media_bytes themselves, only through their chunks
+    -- and, through Supabase Storage, the objects they register (media_object rows with no
+    -- chunks: their bytes are counted once, when the file is complete).
     CREATE OR REPLACE FUNCTION diary.count_media_bytes() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER
         SET search_path = pg_catalog, diary, pg_temp
@@ -1186,7 +1189,15 @@ package enum ServerSchema {
         used bigint;
         quota bigint;
     BEGIN
-        IF TG_OP = 'INSERT' THEN
+        IF TG_TABLE_NAME = 'media_object' THEN
+            IF TG_OP = 'INSERT' THEN
+                uid := NEW.user_id;
+                change := CASE WHEN NEW.chunks = 0 THEN NEW.bytes ELSE 0 END;
+            ELSE
+                uid := OLD.user_id;
+                change := CASE WHEN OLD.chunks = 0 THEN -OLD.bytes ELSE 0 END;
+            END IF;
+        ELSIF TG_OP = 'INSERT' THEN
             uid := NEW.user_id;
             change := octet_length(NEW.bytes);
         ELSIF TG_OP = 'DELETE' THEN
@@ -1195,6 +1206,9 @@ package enum ServerSchema {
         ELSE
             uid := NEW.user_id;
             change := octet_length(NEW.bytes) - octet_length(OLD.bytes);
+        END IF;
+        IF change = 0 THEN
+            RETURN NULL;
         END IF;
         UPDATE diary.account a SET media_bytes = a.media_bytes + change WHERE a.user_id = uid
         RETURNING a.media_bytes, coalesce(a.media_quota, (SELECT (c.value #>> '{}')::bigint FROM diary.config c
@@ -1208,6 +1222,20 @@ package enum ServerSchema {
     $fn$;
     CREATE OR REPLACE TRIGGER count_media_bytes AFTER INSERT OR DELETE OR UPDATE OF bytes ON diary.media_chunk
         FOR EACH ROW EXECUTE FUNCTION diary.count_media_bytes();
+    CREATE OR REPLACE TRIGGER count_object_bytes AFTER INSERT OR DELETE ON diary.media_object
+        FOR EACH ROW EXECUTE FUNCTION diary.count_media_bytes();
+
+    -- The caller's own media space: {used, limit} in bytes (limit null: none). A device asks
+    -- before sending a file to Storage, so a file over the limit does not travel in vain.
+    CREATE OR REPLACE FUNCTION diary.media_space() RETURNS jsonb
+        LANGUAGE sql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+        SELECT jsonb_build_object('used', a.media_bytes,
+                                  'limit', coalesce(a.media_quota, (SELECT (c.value #>> '{}')::bigint FROM diary.config c
+                                                                    WHERE c.key = 'media_quota_bytes' AND jsonb_typeof(c.value) = 'number')))
+          FROM diary.account a WHERE a.user_id = diary.account_id()
+    $fn$;
 
     -- media_quota(role_name): for the operator. A login's limit (its own, or the default),
     -- the default alone with a NULL login, and what the login's media take.
@@ -1474,7 +1502,7 @@ package enum ServerSchema {
             EXECUTE format('GRANT EXECUTE ON FUNCTION
                 diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
-                diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(),
+                diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(), diary.media_space(),
                 diary.whoami(), diary.delete_account(),
                 diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
                 diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),

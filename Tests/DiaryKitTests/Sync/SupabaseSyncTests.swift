@@ -47,6 +47,11 @@ final class SupabaseProjectUnderTest: Sendable {
 
     var project: SupabaseProject { get throws { try SupabaseProject(url: fake.baseURL, anonKey: fake.anonKey) } }
 
+    /// Runs one statement as the database's owner.
+    func adminExecute(_ sql: String) async throws {
+        try await ServerConnection.with(admin, password: adminPassword) { server in _ = try await server.run(script: sql) }
+    }
+
     /// The value of a one-value query, as text, as the database's owner sees it.
     func adminText(_ sql: String) async throws -> String? {
         try await ServerConnection.with(admin, password: adminPassword) { server in try await server.run(script: "SELECT (\(sql))::text") }
@@ -321,6 +326,34 @@ struct SupabaseSyncTests {
         #expect(all[sentBefore...].allSatisfy { $0.header("upload-offset") != "0" }, "nothing sent twice from the start")
         #expect(server.requests("POST", "/storage/v1/upload/resumable").count == 1, "the same upload went on")
         #expect(try await server.adminText("SELECT metadata->>'size' FROM storage.objects WHERE name LIKE '%\(item.sha256).mp4'") == String(19 << 20))
+    }
+
+    @Test func theOperatorsMediaLimitHoldsThroughStorage() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let device = try await server.newPerson().device
+        let userId = device.credentials.userId
+        try await server.adminExecute("UPDATE diary.account SET media_quota = 100000 WHERE user_id = '\(userId)'")
+        try device.diary.draft("第一張", media: [try device.mediaFile(randomBytes(60_000))])
+        try device.diary.draft("第二張", media: [try device.mediaFile(randomBytes(60_000))])
+        let first = try await device.sync()
+        #expect(first.pushed == 2 && first.mediaSent == 1 && first.mediaOverQuota == 1)
+        #expect(try await server.adminText("SELECT media_bytes FROM diary.account WHERE user_id = '\(userId)'") == "60000",
+                "a registered object counts like chunks")
+        #expect(try await server.adminText("SELECT count(*) FROM storage.objects") == "1", "the file over the limit never travelled")
+
+        // Past the device's own check, the server still refuses to count a file over the limit.
+        let storage = SupabaseServer(SupabaseTokens(try device.session, paths: device.paths))
+        let token = try await storage.tokens.current()
+        let sha = String(repeating: "ab", count: 32), name = "\(userId)/e/\(sha).jpg"
+        let sent = try await server.project.send(.POST, "/storage/v1/object/diary-media/\(name)", bearer: token, body: .init(bytes: randomBytes(50_000)))
+        #expect(sent.ok)
+        await #expect(throws: SyncError.mediaSpaceFull(waiting: 0)) {
+            try await storage.rpc("register_object", JSON.object([("sha", .string(sha)), ("bytes", .int(50_000)), ("name", .string(name))]).serialized)
+        }
+
+        try await server.adminExecute("UPDATE diary.account SET media_quota = NULL WHERE user_id = '\(userId)'")
+        let second = try await device.sync()
+        #expect(second.mediaSent == 1 && second.mediaOverQuota == 0, "it goes up once the limit is raised")
     }
 
     @Test func deletingTheAccountRemovesEveryObjectEveryRowAndTheAuthUser() async throws {

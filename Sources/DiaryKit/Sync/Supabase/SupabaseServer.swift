@@ -80,6 +80,11 @@ final class SupabaseServer: SyncServer {
     }
 
     func upload(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
+        // The operator's limit is asked first: a file over it would travel only to be refused.
+        let space = try await rpc("media_space", "{}")
+        if let limit = space["limit"]?.doubleValue, (space["used"]?.doubleValue ?? 0) + Double(transfer.bytes) > limit {
+            throw SyncError.mediaSpaceFull(waiting: 0)
+        }
         let sent = transfer.bytes <= Int64(Self.resumableChunk)
             ? try await uploadWhole(transfer, name: name, from: descriptor)
             : try await uploadResumable(transfer, name: name, from: descriptor)
