@@ -22,6 +22,8 @@ package struct MediaTransfer: Sendable, Equatable {
     package var entryId: String
     package var fileExtension: String
     package var bytes: Int64
+    /// The type the media row records for these bytes.
+    package var mime = "application/octet-stream"
 }
 
 /// An outbox row the server refused for good, kept and shown.
@@ -157,9 +159,11 @@ extension DiaryStore {
     package func mediaTransfers(_ direction: String) throws -> [MediaTransfer] {
         try read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT sha256, entry_id, ext, bytes FROM media_transfer WHERE direction = ? ORDER BY attempts, sha256
+                SELECT t.sha256, t.entry_id, t.ext, t.bytes, (SELECT m.mime FROM media m WHERE m.sha256 = t.sha256 LIMIT 1) AS mime
+                FROM media_transfer t WHERE t.direction = ? ORDER BY t.attempts, t.sha256
                 """), arguments: [direction]).map {
-                MediaTransfer(sha256: $0["sha256"], entryId: $0["entry_id"], fileExtension: $0["ext"], bytes: $0["bytes"])
+                MediaTransfer(sha256: $0["sha256"], entryId: $0["entry_id"], fileExtension: $0["ext"], bytes: $0["bytes"],
+                              mime: $0["mime"] ?? "application/octet-stream")
             }
         }
     }

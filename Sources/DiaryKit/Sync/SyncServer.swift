@@ -70,11 +70,7 @@ extension ServerConnection: SyncServer {
             SELECT coalesce(to_jsonb(diary.missing_chunks(\(transfer.sha256), \(Int32(total))::int)), '[]')::text
             """)
         for number in (missing.arrayValue ?? []).compactMap(\.doubleValue).map(Int.init) {
-            var buffer = ByteBufferAllocator().buffer(capacity: size)
-            let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { pointer in
-                max(0, pread(descriptor, pointer.baseAddress, size, off_t(number * size)))
-            }
-            guard got > 0 else { return .unreadable }
+            guard let buffer = ByteBuffer.reading(descriptor, at: Int64(number * size), count: size) else { return .unreadable }
             try await text("""
                 INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES (auth.uid(), \(transfer.sha256), \(Int32(number)), \(buffer))
                 ON CONFLICT DO NOTHING
@@ -110,5 +106,16 @@ extension Credentials {
         case let .supabase(session):
             return try await body(SupabaseServer(SupabaseTokens(session, paths: paths)))
         }
+    }
+}
+
+extension ByteBuffer {
+    /// Up to `count` bytes of a file from `offset` (fewer at its end); nil when none could be read.
+    static func reading(_ descriptor: Int32, at offset: Int64, count: Int) -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+            max(0, pread(descriptor, pointer.baseAddress, count, off_t(offset)))
+        }
+        return got > 0 ? buffer : nil
     }
 }

@@ -55,35 +55,28 @@ package struct SyncWatcher: Sendable {
 
     private func session(_ server: any SyncServer, connected: () -> Void) async throws {
         let engine = SyncEngine(store: store, userId: credentials.userId)
-        let first = try await engine.run(server)
-        synced(first)
+        synced(try await engine.run(server))
         connected()
         let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // When the server is only polled, how long until the next look (seconds).
         let nextLook = Locked(Self.remotePoll.first)
         let store = store
-        let userId = credentials.userId
-        let synced = synced
+        let connection = server as? ServerConnection
         try await withThrowingTaskGroup(of: Void.self) { group in
-            if let connection = server as? ServerConnection {
+            if let connection {
                 // The person's own random channel; a server from before schema 3 used the user id.
-                let channel = try await connection.whoami()["channel"]?.stringValue ?? "diary_" + userId.replacingOccurrences(of: "-", with: "")
+                let channel = try await connection.whoami()["channel"]?.stringValue
+                    ?? "diary_" + credentials.userId.replacingOccurrences(of: "-", with: "")
                 group.addTask {
                     try await connection.listen(channel) { poke.yield() }
                     throw SyncError.offline
                 }
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: Self.slowPoll)
-                        poke.yield()
-                    }
-                }
-            } else {
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: .seconds(nextLook.withLock { $0 }))
-                        poke.yield()
-                    }
+            }
+            group.addTask {
+                // Over Postgres this covers a lost poke; through Supabase it is how others' changes are seen.
+                while true {
+                    try await Task.sleep(for: connection == nil ? .seconds(nextLook.withLock { $0 }) : Self.slowPoll)
+                    poke.yield()
                 }
             }
             group.addTask {

@@ -35,6 +35,23 @@ package struct SupabaseProject: Sendable, Equatable {
         var headers: HTTPHeaders
         var body: ByteBuffer
 
+        /// Reads a response's body, at most `limit` bytes.
+        init(_ response: HTTPClientResponse, upTo limit: Int) async throws {
+            do {
+                body = try await response.body.collect(upTo: limit)
+            } catch {
+                throw SyncError.offline
+            }
+            status = Int(response.status.code)
+            headers = response.headers
+        }
+
+        init(status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
         var json: JSON? { JSON.parse(Data(body.readableBytesView)) }
         var ok: Bool { (200..<300).contains(status) }
 
@@ -54,13 +71,7 @@ package struct SupabaseProject: Sendable, Equatable {
     /// Sends one request with the anon key and, when given, the person's token as the bearer.
     func send(_ method: HTTPMethod, _ path: String, bearer: String?, headers: [(String, String)] = [],
               body: ByteBuffer? = nil) async throws -> Reply {
-        let response = try await start(method, path, bearer: bearer, headers: headers, body: body)
-        do {
-            let bytes = try await response.body.collect(upTo: Self.largestAnswer)
-            return Reply(status: Int(response.status.code), headers: response.headers, body: bytes)
-        } catch {
-            throw SyncError.offline
-        }
+        try await Reply(try await start(method, path, bearer: bearer, headers: headers, body: body), upTo: Self.largestAnswer)
     }
 
     /// Sends one request and hands back the response with its body still to be read.

@@ -101,35 +101,15 @@ final class SupabaseServer: SyncServer {
             .joined(separator: "/")
     }
 
-    /// The object's type as Storage records it (a bucket may limit which types it takes).
-    static func contentType(_ fileExtension: String) -> String {
-        switch fileExtension.lowercased() {
-        case "jpg", "jpeg": return "image/jpeg"
-        case "png", "gif", "webp", "heic", "avif", "bmp": return "image/" + fileExtension.lowercased()
-        case "mp4", "webm": return "video/" + fileExtension.lowercased()
-        case "mov": return "video/quicktime"
-        case "m4a": return "audio/mp4"
-        case "mp3": return "audio/mpeg"
-        case "wav", "ogg", "flac": return "audio/" + fileExtension.lowercased()
-        default: return "application/octet-stream"
-        }
-    }
-
-    private static func read(_ descriptor: Int32, at offset: Int64, count: Int) -> ByteBuffer? {
-        var buffer = ByteBufferAllocator().buffer(capacity: count)
-        let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
-            max(0, pread(descriptor, pointer.baseAddress, count, off_t(offset)))
-        }
-        return got == count ? buffer : nil
-    }
-
     /// `POST /storage/v1/object/diary-media/{name}` with the whole file (replacing a copy an
     /// interrupted run left).
     private func uploadWhole(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
-        guard let bytes = Self.read(descriptor, at: 0, count: Int(transfer.bytes)) else { return .unreadable }
+        guard let bytes = ByteBuffer.reading(descriptor, at: 0, count: Int(transfer.bytes)), bytes.readableBytes == Int(transfer.bytes) else {
+            return .unreadable
+        }
         let reply = try await authorised { token in
             try await self.project.send(.POST, "/storage/v1/object/" + self.objectPath(name), bearer: token, headers: [
-                ("Content-Type", Self.contentType(transfer.fileExtension)), ("x-upsert", "true"),
+                ("Content-Type", transfer.mime), ("x-upsert", "true"),
             ], body: bytes)
         }
         guard reply.ok else { throw Self.refusal(reply) }
@@ -158,7 +138,7 @@ final class SupabaseServer: SyncServer {
         guard let location, var offset else { return .incomplete }
         while offset < transfer.bytes {
             let count = Int(min(Int64(Self.resumableChunk), transfer.bytes - offset))
-            guard let chunk = Self.read(descriptor, at: offset, count: count) else { return .unreadable }
+            guard let chunk = ByteBuffer.reading(descriptor, at: offset, count: count), chunk.readableBytes == count else { return .unreadable }
             let at = offset
             let reply = try await authorised { token in
                 try await self.project.send(.PATCH, location, bearer: token, headers: [
@@ -183,7 +163,7 @@ final class SupabaseServer: SyncServer {
     private func createUpload(_ transfer: MediaTransfer, name: String) async throws -> String {
         func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
         let metadata = [("bucketName", Self.bucket), ("objectName", name),
-                        ("contentType", Self.contentType(transfer.fileExtension))]
+                        ("contentType", transfer.mime)]
             .map { "\($0.0) \(base64($0.1))" }.joined(separator: ",")
         let reply = try await authorised { token in
             try await self.project.send(.POST, "/storage/v1/upload/resumable", bearer: token, headers: [
@@ -210,33 +190,25 @@ final class SupabaseServer: SyncServer {
         // A file that went up in chunks over postgres:// has no Storage object; it comes down that way.
         guard let object = objects.withLock({ $0[transfer.sha256] }), object.chunks == 0 else { return false }
         let path = "/storage/v1/object/authenticated/" + objectPath(object.name)
-        let token = try await tokens.current()
-        var response = try await project.start(.GET, path, bearer: token)
-        if response.status != .ok {
-            // Only a refusal's short body is read; the token's problem is told in it.
-            var refused = try await Self.refusalReply(response)
-            if Self.tokenRefused(status: refused.status, message: refused.json?["message"]?.stringValue) {
-                response = try await project.start(.GET, path, bearer: try await tokens.renew(replacing: token))
-                if response.status != .ok { refused = try await Self.refusalReply(response) }
+        var whole = true
+        let reply = try await authorised { token in
+            let response = try await self.project.start(.GET, path, bearer: token)
+            // Only a refusal's short body is read; the file itself streams to the sink.
+            guard response.status == .ok else { return try await SupabaseProject.Reply(response, upTo: 1 << 16) }
+            do {
+                for try await part in response.body {
+                    guard sink(part) else { whole = false; break }
+                }
+            } catch {
+                throw SyncError.offline
             }
-            if response.status != .ok { throw Self.refusal(refused) }
+            return SupabaseProject.Reply(status: 200, headers: response.headers, body: ByteBuffer())
         }
-        do {
-            for try await part in response.body {
-                guard sink(part) else { return false }
-            }
-        } catch {
-            throw SyncError.offline
-        }
-        return true
+        guard reply.ok else { throw Self.refusal(reply) }
+        return whole
     }
 
     // MARK: Answers
-
-    private static func refusalReply(_ response: HTTPClientResponse) async throws -> SupabaseProject.Reply {
-        let body = (try? await response.body.collect(upTo: 1 << 16)) ?? ByteBuffer()
-        return .init(status: Int(response.status.code), headers: response.headers, body: body)
-    }
 
     /// Sends a request with a live token; when the answer says the token expired, renews it
     /// and sends the request once more.
