@@ -97,7 +97,8 @@ let package = Package(
         // diary-find's command: search and browse, nothing but the local store.
         .target(name: "FindCLI", dependencies: ["DiaryCLI"], path: "Sources/DiaryKit/CLI/Find"),
         // diary-new, diary-chat and diary-save: the commands that talk with the companion.
-        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient"], path: "Sources/DiaryKit/CLI/Companion"),
+        // They link sync too: the operator's gateway is reached with the person's sync session.
+        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "DiarySync"], path: "Sources/DiaryKit/CLI/Companion"),
         // diary-sync's commands: sync, accounts, backups and archives.
         .target(name: "SyncCLI", dependencies: ["DiaryCLI", "DiarySync", "DiaryArchive"], path: "Sources/DiaryKit/CLI/Sync"),
         .executableTarget(name: "diary-new", dependencies: ["CompanionCLI"]),

@@ -136,6 +136,70 @@ struct SupabaseTests {
         #expect(try a.run("diary-find", ["--show", shells, "--json"]).status == 0, "the diary on this device stays")
     }
 
+    @Test("the companion talks through the operator's gateway with the person's session; the server counts the limits")
+    func operatorsGateway() async throws {
+        let a = try device()
+        let project = try await Project.make(operator: a)
+        let gateway = try await FakeOpenAI.start(accepting: project.fake.acceptsAccessToken)
+        defer { Task { try? await gateway.shutdown() } }
+        #expect(try psql(project.admin, """
+            INSERT INTO diary.config VALUES ('gateway', '{"url": "\(gateway.baseURL)", "model": "companion"}'),
+                                            ('companion_limits', '{"replies_per_entry": 1, "pages_per_day": 1}')
+            """).status == 0)
+        let email = "gw-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+        let signup = try await a.runDetached("diary-sync", ["signup", "--supabase", project.url, "--anon-key", project.fake.anonKey,
+                                                            "--email", email, "--password-stdin", "--accept-consent"],
+                                             input: Data("gateway-walks-77\n".utf8))
+        #expect(signup.status == 0, "\(signup.stderr)")
+        _ = try await sync(a)
+        // No provider, no key on this device: only the consent to send pages out.
+        let folder = a.root.appendingPathComponent("config/diary")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "[companion]\nconsent = true\nretries = 0\n".write(to: folder.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+
+        let photo = try a.makeMedia("harbour.jpg")
+        let new = try await a.runDetached("diary-new", [photo.path, "--text", "the harbour at dusk"])
+        #expect(new.status == 0, "\(new.stderr)")
+        let entry = try #require(new.lines.first?["id"] as? String)
+        let first = try await a.runDetached("diary-chat", [entry, "-m", "boats coming home"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.lines.compactMap { $0["provider"] as? String }.last == "gateway")
+        let credentials = try JSONSerialization.jsonObject(with: Data(contentsOf: a.root.appendingPathComponent("state/diary/credentials"))) as? [String: Any]
+        let token = try #require(credentials?["access_token"] as? String)
+        #expect(!gateway.chatRequests.isEmpty && gateway.chatRequests.allSatisfy { $0.authorization == "Bearer \(token)" && $0.model == "companion" })
+        #expect(gateway.server.requests.allSatisfy { $0.header("x-diary-premium") == "false" })
+
+        // The second reply on this entry is past the operator's limit: the words are kept.
+        let second = try await a.runDetached("diary-chat", [entry, "-m", "one more thing"])
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("1 per entry"))
+        let kept = try a.run("diary-find", ["--show", entry, "--json"]).stdout
+        #expect(kept.contains("one more thing"))
+        // Wiping the device's own counts changes nothing: the count is the server's.
+        _ = try a.sql("DELETE FROM usage")
+        #expect(try await a.runDetached("diary-chat", [entry, "-m", "and again"]).status == 69)
+        #expect(try project.count("SELECT used FROM diary.companion_use WHERE kind = 'reply'") == 1)
+
+        let saved = try await a.runDetached("diary-save", [entry])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let other = try await a.runDetached("diary-new", [photo.path, "--text", "a second walk"])
+        let otherId = try #require(other.lines.first?["id"] as? String)
+        let refused = try await a.runDetached("diary-save", [otherId])
+        #expect(refused.status == 75 && refused.stderr.contains("1 a day"), "\(refused.stderr)")
+
+        // Without the server the usage is unknown, and unknown counts as used up.
+        try await project.fake.shutdown()
+        let unknown = try await a.runDetached("diary-chat", [otherId, "-m", "is anyone there"])
+        #expect(unknown.status == 75 && unknown.stderr.contains("Can't check your usage"), "\(unknown.stderr)")
+        let requests = gateway.chatRequests.count
+        #expect(try a.run("diary-find", ["--show", otherId, "--json"]).stdout.contains("is anyone there"))
+        #expect(gateway.chatRequests.count == requests)
+        for result in [new, first, second, saved, refused, unknown] {
+            #expect(!result.stderr.contains(token) && !result.stdout.contains(token) && !result.stderr.contains("AI"))
+        }
+        #expect(!(try a.snapshot()).contains(token), "the session token is not in the diary")
+    }
+
     @Test("two processes renewing one session at once, and kill -9 after the server committed")
     func raceAndKill() async throws {
         let a = try device()

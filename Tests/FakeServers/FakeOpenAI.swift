@@ -16,7 +16,13 @@ public final class FakeOpenAI: Sendable {
 
     /// Starts the provider; requests must carry `Authorization: Bearer <apiKey>`.
     public static func start(apiKey: String = "sk-fake-test-key") async throws -> FakeOpenAI {
-        let core = Core(apiKey: apiKey)
+        try await start(accepting: { $0 == apiKey })
+    }
+
+    /// Starts it as an operator's gateway would run: any bearer `accepting` takes (a signed-in
+    /// person's session token, checked as the gateway checks it) instead of one key.
+    public static func start(accepting: @escaping @Sendable (String) -> Bool) async throws -> FakeOpenAI {
+        let core = Core(accepting: accepting)
         return FakeOpenAI(server: try await FakeHTTPServer.start { core.handle($0) }, core: core)
     }
 
@@ -149,10 +155,10 @@ extension FakeOpenAI {
 
         static let defaultPage = #"{"title":"假日的海邊","summary":"我今天去了海邊，風很大但很舒服。","tags":["旅行","海邊","放鬆"]}"#
 
-        let apiKey: String
+        let accepting: @Sendable (String) -> Bool
         let state = Mutex(State())
 
-        init(apiKey: String) { self.apiKey = apiKey }
+        init(accepting: @escaping @Sendable (String) -> Bool) { self.accepting = accepting }
 
         func handle(_ request: RecordedRequest) -> FakeResponse {
             switch (request.method, request.path) {
@@ -165,8 +171,8 @@ extension FakeOpenAI {
         /// The 401 the real service gives, echoing the key the client sent; nil when the key is right.
         private func rejection(_ request: RecordedRequest) -> FakeResponse? {
             let authorization = request.header("authorization") ?? ""
-            guard authorization != "Bearer \(apiKey)" else { return nil }
             let sent = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
+            guard !authorization.hasPrefix("Bearer ") || !accepting(sent) else { return nil }
             return Self.error(401, "Incorrect API key provided: \(sent). You can find your API key at https://platform.openai.com/account/api-keys.",
                               code: "invalid_api_key")
         }

@@ -239,6 +239,13 @@ public final class FakeSupabase: Sendable {
     /// A new HS256 JWT with these claims, signed with the project's secret.
     func sign(_ claims: [String: Any]) -> String { JWT.sign(claims, secret: jwtSecret) }
 
+    /// Whether a request's bearer is a live access token of this project (as an operator's
+    /// gateway checks it with the project's JWT secret).
+    public func acceptsAccessToken(_ token: String) -> Bool {
+        if case let .success(claims) = verify(token), claims.role == "authenticated" { return true }
+        return false
+    }
+
     /// The claims of a token signed with the project's secret, or why it is refused.
     func verify(_ token: String, leeway: Int = 0) -> Result<Claims, JWT.Problem> {
         JWT.verify(token, secret: jwtSecret, leeway: leeway)

@@ -29,6 +29,21 @@ public struct UsageLimits: Sendable {
     }
 }
 
+/// One use of the companion that an operator's limits count (F-020).
+public enum CompanionUse: Sendable, Equatable {
+    /// A reply about this entry.
+    case reply(entryId: String)
+    /// A page written today.
+    case page
+}
+
+/// Counts companion use where the person cannot reset it (the sync server, for the operator's
+/// gateway). Throws `CompanionError.turnLimitReached`/`pageLimitReached` when the limit is
+/// reached, and `usageUnknown` when the count cannot be had: unknown counts as used up.
+public protocol UsageCounter: Sendable {
+    func count(_ use: CompanionUse) async throws
+}
+
 /// When a long talk is condensed: the newest `keepRecent` messages always go verbatim;
 /// once `foldAt` more have piled up before them, those are folded into the digest.
 public struct Condensing: Sendable {
@@ -63,6 +78,8 @@ public struct Conversation: Sendable {
     /// The longest message accepted, in characters people see.
     public let textLimit: Int
     public var limits = UsageLimits()
+    /// The server's count of this person's use, when the operator's gateway answers.
+    public var serverUsage: (any UsageCounter)?
     public var condensing = Condensing()
     /// Which earlier pages the companion is given in the talk.
     public var memory = MemoryScope.pages
@@ -197,6 +214,7 @@ public struct Conversation: Sendable {
             do { written = try store.pagesWritten(on: usageDay) } catch { throw CompanionError.usageUnknown }
             if written >= limit { throw CompanionError.pageLimitReached(limit: limit) }
         }
+        try await serverUsage?.count(.page)
         var notices: [Phrase] = []
         let entry = try store.entry(id: entryId, includeMessages: true)
         var request = try await condensed(entry, persona: persona, notices: &notices)
@@ -229,6 +247,7 @@ public struct Conversation: Sendable {
             if hit.entry.reflection == nil && pages.count < 60 { pages.append(hit.entry) }
         }
         guard !pages.isEmpty else { throw CompanionError.nothingToReflect }
+        try await serverUsage?.count(.page)
         let asking = ReflectionRequest(language: language, persona: persona, period: period, from: from, to: to, pages: pages.reversed())
         var notices: [Phrase] = []
         let (page, by) = try await validPage(notices: &notices) { try await $0.reflect(asking) }
@@ -275,6 +294,8 @@ public struct Conversation: Sendable {
 
     private func answer(entryId: String, persona: Persona, notices: inout [Phrase],
                         onText: @Sendable (String) -> Void) async throws -> Message {
+        // Counted after the person's words are stored, so a refusal loses nothing.
+        try await serverUsage?.count(.reply(entryId: entryId))
         let entry = try store.entry(id: entryId, includeMessages: true)
         let request = await remembering(try await condensed(entry, persona: persona, notices: &notices), notices: &notices)
         let reply: String

@@ -1,6 +1,24 @@
 import DiaryKit
 import Foundation
 
+/// The operator's companion gateway as the sync server names it (F-015): an
+/// OpenAI-compatible endpoint that holds the model keys, reached with the person's own
+/// session token, so no key is on the device.
+public struct HostedGateway: Sendable {
+    /// The name it goes by in `--provider` and the failover list.
+    public static let name = "gateway"
+    public var settings: ProviderSettings
+    public var premium: Bool
+    /// A live session token (renewed when it is about to expire).
+    public var token: @Sendable () async throws -> Secret
+
+    public init(url: String, model: String, premium: Bool, token: @escaping @Sendable () async throws -> Secret) {
+        settings = ProviderSettings(name: Self.name, baseURL: url, model: model)
+        self.premium = premium
+        self.token = token
+    }
+}
+
 /// The companions that may answer, in failover order, and what the person should be told
 /// about how they were chosen.
 public struct CompanionLineup: Sendable {
@@ -15,12 +33,16 @@ public struct CompanionLineup: Sendable {
 
     /// Works out who answers: `--provider`, else the choice cached from the sync server
     /// (D-011; an unusable one falls back with 「設定讀取失敗，已使用預設模型」), else
-    /// `[companion] provider`, else `OPENAI_API_KEY`/`OPENAI_BASE_URL`, else offline;
+    /// `[companion] provider`, else the operator's gateway (for a person signed in to a
+    /// server that names one), else `OPENAI_API_KEY`/`OPENAI_BASE_URL`, else offline;
     /// then the failover order, which ends in `offline` unless configured otherwise.
     public static func resolve(config: Config, environment: [String: String], flag: String?,
-                               remoteChoice: Result<String?, Error>, offline: any ChatProvider,
-                               log: RequestLog) throws -> CompanionLineup {
+                               remoteChoice: Result<String?, Error>, gateway: HostedGateway? = nil,
+                               offline: any ChatProvider, log: RequestLog) throws -> CompanionLineup {
         var available = config.providers
+        // A [providers.gateway] table of the person's own keeps its name.
+        let gateway = gateway.flatMap { available[HostedGateway.name] == nil ? $0 : nil }
+        if let gateway { available[HostedGateway.name] = gateway.settings }
         let envKey = environment["OPENAI_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         let envURL = environment["OPENAI_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if available[environmentProvider] == nil, envKey != nil || envURL != nil {
@@ -47,7 +69,8 @@ public struct CompanionLineup: Sendable {
             guard known(flag) else { throw CompanionError.unknownProvider(flag) }
             primary = flag
         } else {
-            primary = remote ?? configured ?? (available[environmentProvider] != nil ? environmentProvider : "offline")
+            primary = remote ?? configured ?? (gateway != nil ? HostedGateway.name : nil)
+                ?? (available[environmentProvider] != nil ? environmentProvider : "offline")
         }
         let failover = config.companion.failover ?? ["offline"]
         for name in failover where !known(name) {
@@ -57,6 +80,11 @@ public struct CompanionLineup: Sendable {
         var providers: [any ChatProvider] = []
         for name in [primary] + failover where !providers.contains(where: { $0.name == name }) {
             if name == "offline" { providers.append(offline); continue }
+            if name == HostedGateway.name, let gateway {
+                providers.append(RemoteCompanion(gateway: gateway, timeout: config.companion.timeoutSeconds,
+                                                 retries: config.companion.retries, log: log))
+                continue
+            }
             let settings = available[name]!
             switch try key(for: settings, environment: environment) {
             case let .found(secret):

@@ -18,6 +18,16 @@ public struct RemoteCompanion: ChatProvider {
                                                                 timeout: timeout, retry: RetryPolicy(retries: retries), log: log))
     }
 
+    /// The operator's gateway: the person's session token as the bearer, asked for before
+    /// each request, and whether they have premium in `X-Diary-Premium` (F-024).
+    public init(gateway: HostedGateway, timeout: Double, retries: Int, log: RequestLog) {
+        var endpoint = ServiceEndpoint(provider: gateway.settings.name, baseURL: gateway.settings.baseURL, key: nil,
+                                       timeout: timeout, retry: RetryPolicy(retries: retries), log: log)
+        endpoint.session = gateway.token
+        endpoint.headers = [("X-Diary-Premium", gateway.premium ? "true" : "false")]
+        self.init(settings: gateway.settings, endpoint: endpoint)
+    }
+
     init(settings: ProviderSettings, endpoint: ServiceEndpoint) {
         name = settings.name
         self.settings = settings

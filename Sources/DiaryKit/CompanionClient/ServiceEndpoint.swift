@@ -100,6 +100,11 @@ struct ServiceEndpoint: Sendable {
     let timeout: Double
     let retry: RetryPolicy
     let log: RequestLog
+    /// For an endpoint reached with the person's session instead of a key (the operator's
+    /// gateway): asked before each request, since the token is renewed as it expires.
+    var session: (@Sendable () async throws -> Secret)? = nil
+    /// Sent with every request (the gateway's premium flag).
+    var headers: [(String, String)] = []
 
     /// Gets `path` (with its query) and returns the JSON answer.
     func getJSON(_ path: String) async throws -> JSON {
@@ -190,6 +195,17 @@ struct ServiceEndpoint: Sendable {
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         request.headers.add(name: "Accept", value: path.hasSuffix("completions") ? "application/json, text/event-stream" : "application/json")
         request.headers.add(name: "User-Agent", value: "InnerBloomDiary/\(DiaryVersion.current)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let key: Secret?
+        do {
+            key = try await session?() ?? self.key
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // No session token (offline while it needed renewing, or the session ended): this
+            // endpoint cannot be asked now, as if it were unreachable.
+            throw EndpointFailure.connection("no session token")
+        }
         if let key { request.headers.add(name: "Authorization", value: "Bearer \(key.value)") }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let prepared = request

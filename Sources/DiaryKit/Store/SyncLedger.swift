@@ -217,6 +217,7 @@ extension DiaryStore {
     package func unbindSyncUser() throws {
         try write { db in
             try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key IN ('pull_cursor', 'last_error', 'last_sync_at')").execute()
+            try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key IN (?, ?)").execute(arguments: [Self.serverGatewayKey, Self.serverPremiumKey])
             try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
             try db.cachedStatement(sql: "DELETE FROM media_transfer").execute()
         }
@@ -238,6 +239,29 @@ extension DiaryStore {
                 """).execute(arguments: [name, deviceId, hlc, Timestamps.millis(Date())])
         }
     }
+
+    /// Caches what the server says of the operator's companion gateway (F-015) and of the
+    /// person's premium (F-024) as settings of this device: they belong to the login, not the
+    /// diary, so they never sync nor go into a backup. Written only when they change.
+    package func cacheServerGateway(_ gateway: String?, premium: Bool) throws {
+        let wanted = [Self.serverGatewayKey: gateway, Self.serverPremiumKey: premium ? "true" : nil]
+        try write { db in
+            for (key, value) in wanted {
+                let stored = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"), arguments: [key])
+                guard stored != value else { continue }
+                if let value {
+                    try db.cachedStatement(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                        .execute(arguments: [key, value])
+                } else {
+                    try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key = ?").execute(arguments: [key])
+                }
+            }
+        }
+    }
+
+    /// The device settings that hold the gateway's JSON (`url`, `model`) and `true` for premium.
+    package static let serverGatewayKey = "server.gateway"
+    package static let serverPremiumKey = "server.premium"
 
     /// The outbox, dead letters, transfers and the last sync, for `status`.
     public func syncLedgerState() throws -> SyncLedgerState {

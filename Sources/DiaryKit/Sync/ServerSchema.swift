@@ -8,10 +8,10 @@ import DiaryKit
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 8
+    package static let version = 9
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     package static let script: String = #"""
-    -- InnerBloom Diary: the server side of sync, schema version 8.
+    -- InnerBloom Diary: the server side of sync, schema version 9.
     -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
     -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
     -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -22,8 +22,8 @@ package enum ServerSchema {
     BEGIN
         IF to_regclass('diary.schema_migration') IS NOT NULL THEN
             -- Nested IF: this statement is only planned once the table is known to exist.
-            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 8) THEN
-                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 8)',
+            IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 9) THEN
+                RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 9)',
                     (SELECT max(version) FROM diary.schema_migration)
                     USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
             END IF;
@@ -185,6 +185,20 @@ package enum ServerSchema {
         PRIMARY KEY (user_id, sha256)
     );
 
+    -- Companion use through the operator's gateway, counted where a person cannot reset it
+    -- (F-020): replies per entry and pages per day. People read their own counts; only
+    -- diary.use_companion() writes them.
+    CREATE TABLE IF NOT EXISTS diary.companion_use (
+        user_id uuid NOT NULL REFERENCES diary.account (user_id) ON DELETE CASCADE,
+        kind    text NOT NULL CHECK (kind IN ('reply', 'page')),
+        -- The entry a reply was about, or the person's day ('YYYY-MM-DD') a page was written on.
+        scope   text NOT NULL,
+        used    int NOT NULL,
+        PRIMARY KEY (user_id, kind, scope)
+    );
+    -- Premium people (F-024) have no limits, and their requests say so to the gateway.
+    ALTER TABLE diary.account ADD COLUMN IF NOT EXISTS premium boolean NOT NULL DEFAULT false;
+
     -- Server-wide settings every person may read (no user_id): the companion provider and
     -- the consent text shown before sync is turned on.
     CREATE TABLE IF NOT EXISTS diary.config (
@@ -268,7 +282,7 @@ package enum ServerSchema {
         t text;
     BEGIN
         FOREACH t IN ARRAY ARRAY['entry', 'media', 'message', 'entry_tag', 'setting', 'conflict', 'push_receipt',
-                                 'media_chunk', 'media_object', 'account'] LOOP
+                                 'media_chunk', 'media_object', 'companion_use', 'account'] LOOP
             EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
             -- account is not FORCEd: auth.uid() reads it as the owner, and a forced policy there
             -- would call auth.uid() again, endlessly, unless the owner bypasses RLS.
@@ -991,9 +1005,10 @@ package enum ServerSchema {
         last_seq bigint;
         found_rows bigint;
         current_seq bigint;
+        is_premium boolean;
         cfg jsonb;
     BEGIN
-        SELECT a.server_seq INTO current_seq FROM diary.account a WHERE a.user_id = uid;
+        SELECT a.server_seq, a.premium INTO current_seq, is_premium FROM diary.account a WHERE a.user_id = uid;
 
         -- One row more than the page, to know whether there is more. Each branch walks its
         -- (user_id, server_seq) index and stops early.
@@ -1033,7 +1048,7 @@ package enum ServerSchema {
           FROM page p;
 
         SELECT jsonb_object_agg(c.key, c.value) INTO cfg
-          FROM diary.config c WHERE c.key IN ('provider', 'consent');
+          FROM diary.config c WHERE c.key IN ('provider', 'consent', 'gateway');
 
         -- With nothing more to send, the cursor moves to the counter read before the rows:
         -- every row numbered up to it was committed then, so skipped echoes are passed too.
@@ -1041,7 +1056,8 @@ package enum ServerSchema {
                                   'next', CASE WHEN found_rows > page_size THEN last_seq
                                                ELSE greatest(coalesce(last_seq, cursor_seq), coalesce(current_seq, 0), cursor_seq) END,
                                   'more', found_rows > page_size,
-                                  'server_seq', coalesce(current_seq, 0), 'config', coalesce(cfg, '{}'));
+                                  'server_seq', coalesce(current_seq, 0), 'config', coalesce(cfg, '{}'),
+                                  'premium', coalesce(is_premium, false));
     END
     $fn$;
 
@@ -1325,6 +1341,7 @@ package enum ServerSchema {
         -- no table directly.
         RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0),
                                   'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid),
+                                  'premium', coalesce((SELECT a.premium FROM diary.account a WHERE a.user_id = uid), false),
                                   'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
     END
     $fn$;
@@ -1346,7 +1363,7 @@ package enum ServerSchema {
             RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
         END IF;
         FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
-                                 'conflict', 'push_receipt'] LOOP
+                                 'conflict', 'push_receipt', 'companion_use'] LOOP
             EXECUTE format('DELETE FROM diary.%I WHERE user_id = $1', t) USING uid;
             GET DIAGNOSTICS n = ROW_COUNT;
             removed := removed + n;
@@ -1469,6 +1486,64 @@ package enum ServerSchema {
     $supabase_storage$;
 
     -- ---------------------------------------------------------------------------------------
+    -- The operator's companion gateway (F-015, F-020, F-024). An operator who runs an
+    -- OpenAI-compatible endpoint that holds the model keys (a LiteLLM proxy, an edge function)
+    -- names it, and may limit what people without premium use of it:
+    --   INSERT INTO diary.config VALUES ('gateway', '{"url": "https://gw.example.org/v1", "model": "companion"}');
+    --   INSERT INTO diary.config VALUES ('companion_limits', '{"replies_per_entry": 4, "pages_per_day": 1}');
+    -- Devices signed in through Supabase then talk through the gateway with the person's own
+    -- access token as the bearer, and count each reply and page here first.
+    --
+    -- use_companion counts one more use unless the limit is reached, and answers
+    -- {"allowed", "used", "limit", "premium"}. A reply counts against its entry, a page against
+    -- the person's day in `zone` (a name in diary.time_zone, else UTC). A gateway that must
+    -- hold the line even against a rebuilt client calls it itself with the same token.
+    CREATE OR REPLACE FUNCTION diary.use_companion(what text, entry_id text DEFAULT NULL, zone text DEFAULT NULL) RETURNS jsonb
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        uid uuid := diary.account_id();
+        is_premium boolean;
+        cap int;
+        scope_key text;
+        count_now int;
+        allowed boolean;
+    BEGIN
+        SELECT a.premium INTO is_premium FROM diary.account a WHERE a.user_id = uid;
+        IF what = 'reply' THEN
+            IF coalesce(entry_id, '') = '' OR length(entry_id) > 64 THEN
+                RAISE EXCEPTION 'a reply is counted against an entry id' USING ERRCODE = '22023';
+            END IF;
+            scope_key := entry_id;
+        ELSIF what = 'page' THEN
+            scope_key := to_char(now() AT TIME ZONE coalesce((SELECT z.name FROM diary.time_zone z WHERE z.name = zone), 'UTC'),
+                                 'YYYY-MM-DD');
+            -- Yesterday's and older page counts are no longer needed.
+            DELETE FROM diary.companion_use u
+             WHERE u.user_id = uid AND u.kind = 'page' AND u.scope < to_char(now() - interval '2 days', 'YYYY-MM-DD');
+        ELSE
+            RAISE EXCEPTION 'unknown companion use %', what USING ERRCODE = '22023';
+        END IF;
+        IF NOT is_premium THEN
+            -- A limit that is not a number fails here, and the device treats its usage as used up.
+            cap := (SELECT (c.value ->> CASE what WHEN 'reply' THEN 'replies_per_entry' ELSE 'pages_per_day' END)::int
+                      FROM diary.config c WHERE c.key = 'companion_limits');
+        END IF;
+        INSERT INTO diary.companion_use AS u (user_id, kind, scope, used)
+        SELECT uid, what, scope_key, 1 WHERE cap IS NULL OR cap >= 1
+        ON CONFLICT (user_id, kind, scope) DO UPDATE SET used = u.used + 1 WHERE cap IS NULL OR u.used < cap
+        RETURNING u.used INTO count_now;
+        allowed := count_now IS NOT NULL;
+        IF NOT allowed THEN
+            SELECT u.used INTO count_now FROM diary.companion_use u WHERE u.user_id = uid AND u.kind = what AND u.scope = scope_key;
+        END IF;
+        RETURN jsonb_build_object('allowed', allowed,
+                                  'used', coalesce(count_now, 0), 'limit', cap, 'premium', is_premium);
+    END
+    $fn$;
+
+    -- ---------------------------------------------------------------------------------------
     -- Privileges, last, once every table and function exists: nothing for PUBLIC (nor
     -- Supabase's anon); the people's role gets exactly what the client needs: diary_user on
     -- plain Postgres, and on Supabase authenticated too. Revoked from them all first, so that
@@ -1496,14 +1571,14 @@ package enum ServerSchema {
             EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
             EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
                            'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
-            EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone TO %I', who);
+            EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use TO %I', who);
             -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
             EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
             EXECUTE format('GRANT EXECUTE ON FUNCTION
                 diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
                 diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(), diary.media_space(),
-                diary.whoami(), diary.delete_account(),
+                diary.whoami(), diary.delete_account(), diary.use_companion(text, text, text),
                 diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
                 diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
                 diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
@@ -1552,7 +1627,7 @@ package enum ServerSchema {
     $catalog$;
 
     -- Recorded last, so a script that stopped half-way is not counted as applied.
-    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (8, 'diary-v8-supabase-storage-objects', now())
+    INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (9, 'diary-v9-companion-gateway-usage', now())
         ON CONFLICT DO NOTHING;
     """#
 }

@@ -156,6 +156,7 @@ package struct SyncEngine: Sendable {
             if !configSeen {
                 configSeen = true
                 try store.cacheServerProvider(answer["config"]?["provider"]?.stringValue)
+                try store.cacheServerGateway(answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
             }
             var records: [EntryRecord] = []
             var settings: [SettingRecord] = []

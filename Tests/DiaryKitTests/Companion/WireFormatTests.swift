@@ -78,9 +78,9 @@ import Testing
     let offline = OfflineCompanion()
 
     func names(_ config: Config = Config(), environment: [String: String] = [:], flag: String? = nil,
-               remote: Result<String?, Error> = .success(nil)) throws -> ([String], [Phrase], Bool) {
+               remote: Result<String?, Error> = .success(nil), gateway: HostedGateway? = nil) throws -> ([String], [Phrase], Bool) {
         let lineup = try CompanionLineup.resolve(config: config, environment: environment, flag: flag, remoteChoice: remote,
-                                                 offline: offline, log: .silent)
+                                                 gateway: gateway, offline: offline, log: .silent)
         return (lineup.providers.map(\.name), lineup.notices, lineup.offlineByDefault)
     }
 
@@ -126,6 +126,17 @@ import Testing
         struct Broken: Error {}
         #expect(try names(config, environment: env, remote: .failure(Broken())).1 == [.providerSettingUnreadable])
         #expect(throws: CompanionError.unknownProvider("nope")) { try names(config, environment: env, flag: "nope") }
+    }
+
+    @Test func theOperatorsGatewayAnswersThoseWhoChoseNoCompanionOfTheirOwn() throws {
+        let gateway = HostedGateway(url: "https://gw.example/v1", model: "companion", premium: false) { Secret("session") }
+        #expect(try names(gateway: gateway).0 == ["gateway", "offline"])
+        #expect(try names(environment: ["OPENAI_API_KEY": "sk-x"], gateway: gateway).0 == ["gateway", "offline"],
+                "a key lying around in the environment is not a choice")
+        #expect(try names(try configured(), environment: ["MAIN_KEY": "k"], gateway: gateway).0 == ["main", "backup", "offline"])
+        #expect(try names(try configured(), environment: ["MAIN_KEY": "k"], flag: "gateway", gateway: gateway).0 == ["gateway", "backup", "offline"])
+        #expect(throws: CompanionError.unknownProvider("gateway")) { try names(flag: "gateway") }
+        #expect(try names(gateway: gateway).2 == false, "the offline notice is not shown")
     }
 
     @Test func aMissingKeySkipsTheProviderWithANotice() throws {

@@ -356,6 +356,62 @@ struct SupabaseSyncTests {
         #expect(second.mediaSent == 1 && second.mediaOverQuota == 0, "it goes up once the limit is raised")
     }
 
+    @Test func theOperatorsCompanionLimitsAreCountedOnTheServer() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let alice = try await server.newPerson().device
+        try await alice.sync()
+        #expect(try CompanionGateway.signedIn(paths: alice.paths, store: alice.store) == nil, "no gateway named yet")
+
+        try await server.adminExecute("""
+            INSERT INTO diary.config VALUES ('gateway', '{"url": "http://127.0.0.1:9/v1", "model": "companion"}'),
+                                            ('companion_limits', '{"replies_per_entry": 2, "pages_per_day": 1}')
+            """)
+        try await alice.sync()
+        let gateway = try #require(try CompanionGateway.signedIn(paths: alice.paths, store: alice.store))
+        #expect(gateway.url == "http://127.0.0.1:9/v1" && gateway.model == "companion" && !gateway.premium)
+        #expect(try await gateway.accessToken() == (try alice.session.accessToken))
+
+        try await gateway.count(.reply(entryId: "e1"))
+        try await gateway.count(.reply(entryId: "e1"))
+        await #expect(throws: CompanionError.turnLimitReached(limit: 2)) { try await gateway.count(.reply(entryId: "e1")) }
+        try await gateway.count(.reply(entryId: "e2"))
+        try await gateway.count(.page)
+        await #expect(throws: CompanionError.pageLimitReached(limit: 1)) { try await gateway.count(.page) }
+        let userId = alice.credentials.userId
+        #expect(try await server.adminText("SELECT string_agg(kind || ':' || used, ',' ORDER BY kind, scope) FROM diary.companion_use WHERE user_id = '\(userId)'")
+                == "page:1,reply:2,reply:1")
+        // Only the counting function writes counts: the people's role may read its own rows.
+        #expect(try await server.adminText("SELECT has_table_privilege('authenticated', 'diary.companion_use', 'INSERT')") == "false")
+        #expect(try await server.adminText("SELECT has_table_privilege('authenticated', 'diary.companion_use', 'UPDATE')") == "false")
+        #expect(try await server.adminText("SELECT has_table_privilege('authenticated', 'diary.companion_use', 'DELETE')") == "false")
+
+        // Bob's counts are his own, even for an entry id of the same name.
+        let bob = try await server.newPerson().device
+        try await bob.sync()
+        let bobs = try #require(try CompanionGateway.signedIn(paths: bob.paths, store: bob.store))
+        try await bobs.count(.reply(entryId: "e1"))
+        await #expect(throws: SyncError.serverState("22023")) {
+            try await SupabaseServer(bobs.tokens).rpc("use_companion", #"{"what": "sideways"}"#)
+        }
+
+        // Premium lifts the limits, and the device learns it at its next sync.
+        try await server.adminExecute("UPDATE diary.account SET premium = true WHERE user_id = '\(userId)'")
+        try await alice.sync()
+        let premium = try #require(try CompanionGateway.signedIn(paths: alice.paths, store: alice.store))
+        #expect(premium.premium)
+        try await premium.count(.page)
+        try await premium.count(.reply(entryId: "e1"))
+
+        // A limit the server cannot read counts as used up (F-020).
+        try await server.adminExecute("UPDATE diary.account SET premium = false WHERE user_id = '\(userId)'")
+        try await server.adminExecute(#"UPDATE diary.config SET value = '{"replies_per_entry": "plenty"}' WHERE key = 'companion_limits'"#)
+        await #expect(throws: CompanionError.usageUnknown) { try await gateway.count(.reply(entryId: "e3")) }
+
+        // Logging out forgets the gateway: a Postgres login or none has no session to send.
+        try alice.store.unbindSyncUser()
+        #expect(try CompanionGateway.signedIn(paths: alice.paths, store: alice.store) == nil)
+    }
+
     @Test func deletingTheAccountRemovesEveryObjectEveryRowAndTheAuthUser() async throws {
         let server = try await SupabaseProjectUnderTest.make()
         let device = try await server.newPerson().device, stays = try await server.newPerson().device

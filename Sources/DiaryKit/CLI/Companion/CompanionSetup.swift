@@ -1,6 +1,7 @@
 import CompanionClient
 import DiaryCLI
 import DiaryKit
+import DiarySync
 import Foundation
 
 extension CommandContext {
@@ -9,9 +10,14 @@ extension CommandContext {
     /// before anything leaves the machine, and the notices that go with it.
     func conversation(_ store: DiaryStore, providerFlag: String? = nil, memory: Bool = true) throws -> Conversation {
         let log = verbose ? RequestLog { Output.standardError("· " + $0) } : .silent
+        // An unreadable credentials file only leaves the gateway out; diary-sync says why.
+        let gateway = try? CompanionGateway.signedIn(paths: paths, store: store)
         let lineup = try CompanionLineup.resolve(
             config: config, environment: environment, flag: providerFlag,
             remoteChoice: Result { try store.setting("companion.provider") },
+            gateway: gateway.map { gateway in
+                HostedGateway(url: gateway.url, model: gateway.model, premium: gateway.premium) { Secret(try await gateway.accessToken()) }
+            },
             offline: OfflineCompanion(environment: environment), log: log)
         lineup.notices.forEach(say)
         if lineup.offlineByDefault, (try? store.deviceSetting("notice.offline")) == nil {
@@ -22,6 +28,7 @@ extension CommandContext {
         let (providers, embeddingsAgreed) = try consented(lineup.providers, embeddings: embeddings?.provider, store: store)
         var conversation = Conversation(store: store, providers: providers, language: language, textLimit: config.textLimit)
         conversation.limits = UsageLimits(turnsPerEntry: config.turnsPerEntry, pagesPerDay: config.pagesPerDay, tokensPerDay: config.tokensPerDay)
+        if providers.first?.name == HostedGateway.name { conversation.serverUsage = gateway }
         conversation.memory = memory ? MemoryScope(rawValue: config.memoryScope) ?? .pages : .off
         if let embeddings, embeddingsAgreed {
             conversation.embedder = RemoteEmbedder(settings: embeddings.provider, model: embeddings.model, key: embeddings.key,
