@@ -233,34 +233,39 @@ private struct JSONParser {
 
     mutating func parseString() -> String? {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var run: [UInt8] = []
-        func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {
-            if !run.isEmpty { scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars); run.removeAll() }
-        }
+        let start = index
+        // Most strings hold no escape: one pass to the closing quote and one decode of the
+        // bytes between (the document was checked to be UTF-8 already).
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                flush(&run, into: &scalars)
-                return String(scalars)
+                return String(decoding: bytes[start..<index - 1], as: UTF8.self)
             }
             if byte < 0x20 { return nil }
-            if byte != UInt8(ascii: "\\") { run.append(byte); index += 1; continue }
-            flush(&run, into: &scalars)
+            if byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        var text = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: text, as: UTF8.self)
+            }
+            if byte < 0x20 { return nil }
+            if byte != UInt8(ascii: "\\") { text.append(byte); index += 1; continue }
             index += 1
             guard index < bytes.count else { return nil }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
             case UInt8(ascii: "u"):
                 guard var code = hex4() else { return nil }
                 if (0xD800..<0xDC00).contains(code) {
@@ -270,7 +275,7 @@ private struct JSONParser {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { return nil }
-                scalars.append(scalar)
+                UTF8.encode(scalar) { text.append($0) }
             default: return nil
             }
         }

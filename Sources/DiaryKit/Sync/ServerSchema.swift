@@ -341,37 +341,45 @@ package enum ServerSchema {
     -- server is the stricter (times only in the RFC 3339 form clients write, counters only
     -- as plain digits).
 
+    -- A bounded repetition ({1,64}) makes Postgres' regular expressions build large automata,
+    -- costing tens of microseconds a match: lengths are checked apart, and the patterns
+    -- repeat without bounds. These small tests have no SET search_path, so that Postgres inlines them into the
+    -- expressions that use them (a SET makes every call a function call of its own, which
+    -- was most of a push's time); they use only built-in functions and operators, which
+    -- pg_catalog, always searched first, provides.
+
     -- YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), the only form the server takes.
     CREATE OR REPLACE FUNCTION diary.is_time(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        LANGUAGE sql IMMUTABLE
         AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~
-            '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$' $fn$;
+            '^[0-9][0-9][0-9][0-9]-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9][0-9]:[0-9][0-9])$' $fn$;
 
     -- A whole number from 0 to 2^63 - 1, written as plain digits.
     CREATE OR REPLACE FUNCTION diary.is_count(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
-        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' AND (v #>> '{}') ~ '^[0-9]{1,19}$'
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' AND length(v #>> '{}') <= 19 AND (v #>> '{}') ~ '^[0-9]+$'
                             THEN (v #>> '{}')::numeric <= 9223372036854775807 ELSE false END $fn$;
 
     -- A number a client reads as a finite double.
     CREATE OR REPLACE FUNCTION diary.is_finite(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        LANGUAGE sql IMMUTABLE
         AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN abs((v #>> '{}')::numeric) < 1e308 ELSE false END $fn$;
 
     -- Absent or null counts as "not given" for optional fields, as on the client.
     CREATE OR REPLACE FUNCTION diary.is_given(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
+        LANGUAGE sql IMMUTABLE
         AS $fn$ SELECT coalesce(jsonb_typeof(v), 'null') <> 'null' $fn$;
 
     -- An id: 1 to 64 lowercase hex digits and dashes.
     CREATE OR REPLACE FUNCTION diary.is_id(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
-        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f-]{1,64}$' $fn$;
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') <= 64 AND (v #>> '{}') ~ '^[0-9a-f-]+$' $fn$;
 
     -- A hybrid clock: 15-digit wall ms '.' 6-digit counter '.' device id.
     CREATE OR REPLACE FUNCTION diary.is_hlc(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, diary, pg_temp
-        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9]{15}\.[0-9]{6}\..+$' $fn$;
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9]+\.[0-9]+\..'
+                       AND length(split_part(v #>> '{}', '.', 1)) = 15 AND length(split_part(v #>> '{}', '.', 2)) = 6 $fn$;
 
     -- The first field of an item (`path` names where it sits) that a client could not read:
     -- `fields` pairs each field name with what it must be — 'string', 'text' (string or not
@@ -389,18 +397,7 @@ package enum ServerSchema {
         FOR i IN 1 .. coalesce(array_length(fields, 1), 0) / 2 LOOP
             v := CASE WHEN jsonb_typeof(item) = 'object' THEN item -> fields[2 * i - 1] END;
             ok := CASE fields[2 * i]
-                WHEN 'string' THEN jsonb_typeof(v) = 'string'
-                WHEN 'text' THEN NOT diary.is_given(v) OR jsonb_typeof(v) = 'string'
-                WHEN 'time' THEN diary.is_time(v)
-                WHEN 'time?' THEN NOT diary.is_given(v) OR diary.is_time(v)
-                WHEN 'id' THEN diary.is_id(v)
-                WHEN 'count' THEN diary.is_count(v)
-                WHEN 'count?' THEN NOT diary.is_given(v) OR diary.is_count(v)
-                WHEN 'finite?' THEN NOT diary.is_given(v) OR diary.is_finite(v)
-                WHEN 'bool?' THEN NOT diary.is_given(v) OR jsonb_typeof(v) = 'boolean'
-                WHEN 'digest' THEN jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f]{64}$'
-                WHEN 'digest?' THEN NOT diary.is_given(v) OR (jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9a-f]{64}$')
-                WHEN 'hlc' THEN diary.is_hlc(v)
+    \#(fieldKinds.map { "                WHEN '\($0)' THEN " + test($0, "v") }.joined(separator: "\n"))
             END;
             IF NOT coalesce(ok, false) THEN
                 RETURN path || fields[2 * i - 1];
@@ -417,7 +414,6 @@ package enum ServerSchema {
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
-        clock text[] := ARRAY['hlc', 'hlc', 'device_id', 'string', 'deleted_at', 'time?'];
         problem text;
         child jsonb;
         part text;
@@ -427,7 +423,7 @@ package enum ServerSchema {
         IF jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"entry"' THEN
             RETURN 'kind';
         END IF;
-        problem := diary.unreadable_field(rec, '', ARRAY['id', 'id', 'time_zone', 'string']);
+        problem := \#(firstUnreadable("rec", path: "''", Fields.identity));
         IF problem IS NOT NULL THEN RETURN problem; END IF;
         IF NOT EXISTS (SELECT 1 FROM diary.time_zone z WHERE z.name = rec->>'time_zone') THEN
             RETURN 'time_zone';
@@ -436,32 +432,22 @@ package enum ServerSchema {
            OR jsonb_typeof(rec->'status') <> 'string' THEN
             RETURN 'status';
         END IF;
-        problem := diary.unreadable_field(rec, '', clock || ARRAY[
-            'created_at', 'time', 'updated_at', 'time', 'occurred_at', 'time', 'note', 'text', 'transcript', 'text',
-            'analysis', 'text', 'analysis_provider', 'text']);
+        problem := \#(firstUnreadable("rec", path: "''", Fields.clock + Fields.moment));
         IF problem IS NOT NULL THEN RETURN problem; END IF;
         IF diary.is_given(rec->'context') THEN
             IF jsonb_typeof(rec->'context') <> 'object' THEN
                 RETURN 'context';
             END IF;
-            problem := diary.unreadable_field(rec->'context', 'context.',
-                                              ARRAY['place', 'text', 'latitude', 'finite?', 'longitude', 'finite?',
-                                                     'locality', 'text', 'region', 'text', 'country', 'text']);
+            problem := \#(firstUnreadable("rec->'context'", path: "'context.'", Fields.place));
             IF problem IS NOT NULL THEN RETURN problem; END IF;
             -- A weather that is not an object is read as no weather.
             weather := rec->'context'->'weather';
             IF jsonb_typeof(weather) = 'object' THEN
-                problem := diary.unreadable_field(weather, 'context.weather.', ARRAY['description', 'text', 'temperature_c', 'finite?',
-                    'humidity_percent', 'finite?', 'pressure_hpa', 'finite?', 'wind_kph', 'finite?', 'wind_bearing', 'finite?',
-                    'wind_chill_c', 'finite?', 'visibility_km', 'finite?', 'moon_phase', 'finite?',
-                    'sunrise', 'time?', 'sunset', 'time?', 'code', 'text', 'service', 'text']);
+                problem := \#(firstUnreadable("weather", path: "'context.weather.'", Fields.weather));
                 IF problem IS NOT NULL THEN RETURN problem; END IF;
             END IF;
         END IF;
-        problem := diary.unreadable_field(rec, '', ARRAY[
-            'persona', 'string', 'provider', 'text', 'title', 'text', 'summary', 'text', 'summarized_at', 'time?',
-            'last_error', 'text', 'digest', 'text', 'digest_through', 'text', 'edited_at', 'time?', 'starred', 'bool?',
-            'trashed_at', 'time?', 'order_key', 'text', 'journal', 'text']);
+        problem := \#(firstUnreadable("rec", path: "''", Fields.page));
         IF problem IS NOT NULL THEN RETURN problem; END IF;
         -- A reflection: its period, first and last day, and the ids it cites, all text.
         IF diary.is_given(rec->'reflection') THEN
@@ -484,7 +470,7 @@ package enum ServerSchema {
                 END IF;
             END LOOP;
         END IF;
-        IF diary.is_given(rec->'order_key') AND rec->>'order_key' !~ '^[0-9a-z]{0,63}[1-9a-z]$' THEN
+        IF diary.is_given(rec->'order_key') AND (length(rec->>'order_key') > 64 OR rec->>'order_key' !~ '^[0-9a-z]*[1-9a-z]$') THEN
             RETURN 'order_key';
         END IF;
         FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
@@ -498,28 +484,24 @@ package enum ServerSchema {
                     IF coalesce(child->>'kind', '') NOT IN ('photo', 'video', 'audio', 'file') OR jsonb_typeof(child->'kind') <> 'string' THEN
                         RETURN format('media[%s].kind', n);
                     END IF;
-                    problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['sha256', 'digest', 'ext', 'string']);
+                    problem := \#(firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaFile));
                     IF problem IS NOT NULL THEN RETURN problem; END IF;
-                    IF child->>'ext' !~ '^[a-z0-9]{1,8}$' THEN
+                    IF length(child->>'ext') > 8 OR child->>'ext' !~ '^[a-z0-9]+$' THEN
                         RETURN format('media[%s].ext', n);
                     END IF;
-                    problem := diary.unreadable_field(child, format('media[%s].', n), ARRAY['thumbnail', 'digest?', 'id', 'id',
-                        'position', 'count'] || clock || ARRAY['mime', 'string', 'bytes', 'count', 'width', 'count?',
-                        'height', 'count?', 'duration', 'finite?', 'taken_at', 'time?', 'anchor', 'count?']);
+                    problem := \#(firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaItem));
                 ELSIF part = 'messages' THEN
                     IF coalesce(child->>'author', '') NOT IN ('person', 'companion') OR jsonb_typeof(child->'author') <> 'string' THEN
                         RETURN format('messages[%s].author', n);
                     END IF;
-                    problem := diary.unreadable_field(child, format('messages[%s].', n), ARRAY['id', 'id', 'persona', 'string',
-                        'provider', 'text', 'text', 'string', 'created_at', 'time'] || clock);
+                    problem := \#(firstUnreadable("child", path: "format('messages[%s].', n)", Fields.message));
                 ELSE
                     -- A tag name is read trimmed of spaces, quotes and leading '#': something must remain.
                     IF jsonb_typeof(child->'name') IS DISTINCT FROM 'string'
                        OR child->>'name' !~ '[^[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"''「」『』#＂＃＇]' THEN
                         RETURN format('tag_links[%s].name', n);
                     END IF;
-                    problem := diary.unreadable_field(child, format('tag_links[%s].', n), ARRAY['position', 'count',
-                        'created_at', 'time', 'label', 'text'] || clock);
+                    problem := \#(firstUnreadable("child", path: "format('tag_links[%s].', n)", Fields.tagLink));
                 END IF;
                 IF problem IS NOT NULL THEN RETURN problem; END IF;
             END LOOP;
@@ -536,7 +518,8 @@ package enum ServerSchema {
     AS $fn$
     DECLARE
         hlcs text[];
-        child jsonb;
+        child_hlcs text[];
+        times bigint;
         part text;
         problem text;
         h text;
@@ -559,18 +542,17 @@ package enum ServerSchema {
             hlcs := hlcs || ARRAY(SELECT c.value FROM jsonb_each_text(CASE WHEN jsonb_typeof(rec->'field_clocks') = 'object'
                                                                           THEN rec->'field_clocks' ELSE '{}' END) c
                                   WHERE c.value IS NOT NULL);
-            FOREACH part IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
-                FOR child IN SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->part) = 'array'
-                                                                         THEN rec->part ELSE '[]' END) LOOP
-                    -- A device id names who wrote a version: never empty.
-                    IF child->>'device_id' = '' THEN
-                        RAISE EXCEPTION 'an item in % without a device', part USING ERRCODE = '22023';
-                    END IF;
-                    -- pull() sorts messages by this time.
-                    PERFORM (child->>'created_at')::timestamptz, (child->>'deleted_at')::timestamptz;
-                    hlcs := hlcs || (child->>'hlc');
-                END LOOP;
-            END LOOP;
+            -- Every child in one statement: a device id names who wrote a version (never empty),
+            -- and pull() sorts messages by a time Postgres must take.
+            SELECT min(p.part) FILTER (WHERE c.value->>'device_id' = ''), array_agg(c.value->>'hlc'),
+                   count((c.value->>'created_at')::timestamptz) + count((c.value->>'deleted_at')::timestamptz)
+              INTO part, child_hlcs, times
+              FROM unnest(ARRAY['media', 'messages', 'tag_links']) p(part),
+                   jsonb_array_elements(CASE WHEN jsonb_typeof(rec->p.part) = 'array' THEN rec->p.part ELSE '[]' END) c(value);
+            IF part IS NOT NULL THEN
+                RAISE EXCEPTION 'an item in % without a device', part USING ERRCODE = '22023';
+            END IF;
+            hlcs := hlcs || coalesce(child_hlcs, '{}');
         ELSIF rec->>'kind' = 'setting' THEN
             IF coalesce(rec->>'key', '') = '' OR jsonb_typeof(rec->'value') IS DISTINCT FROM 'string' THEN
                 RAISE EXCEPTION 'setting needs a key and a string value' USING ERRCODE = '22023';
@@ -585,7 +567,7 @@ package enum ServerSchema {
         END IF;
         -- HLC: 15-digit wall ms '.' 6-digit counter '.' device id.
         FOREACH h IN ARRAY hlcs LOOP
-            IF h IS NULL OR h !~ '^[0-9]{15}\.[0-9]{6}\..+$' THEN
+            IF h IS NULL OR h !~ '^[0-9]+\.[0-9]+\..' OR length(split_part(h, '.', 1)) <> 15 OR length(split_part(h, '.', 2)) <> 6 THEN
                 RAISE EXCEPTION 'bad hlc %', coalesce(h, 'null') USING ERRCODE = '22023';
             END IF;
             newest := greatest(newest, split_part(h, '.', 1)::bigint);
@@ -906,6 +888,11 @@ package enum ServerSchema {
 
     -- push(batch): applies up to 20 records [{"key": idempotency key, "record": {...}}, ...].
     -- SECURITY INVOKER: row-level security applies to everything it does.
+    -- A push's items in order: their position, idempotency key and record.
+    CREATE OR REPLACE FUNCTION diary.batch_items(batch jsonb) RETURNS TABLE (n bigint, key text, rec jsonb)
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT b.n, b.value->>'key', b.value->'record' FROM pg_catalog.jsonb_array_elements(batch) WITH ORDINALITY b(value, n) $fn$;
+
     CREATE OR REPLACE FUNCTION diary.push(batch jsonb, device text DEFAULT NULL) RETURNS jsonb
         LANGUAGE plpgsql
         SET search_path = pg_catalog, diary, pg_temp
@@ -937,6 +924,54 @@ package enum ServerSchema {
         -- A clock more than a day ahead is a broken or hostile device: taking it would make
         -- every later edit from elsewhere lose to it.
         horizon := (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
+
+        -- A batch of entries the server has never seen (a device's first push, an import, new
+        -- pages) goes in with one statement per table instead of one entry at a time: each
+        -- record passes the same checks, and nothing of it (key, entry, media, message) may be
+        -- here already. Anything else, or any doubt on the way, undoes this attempt and goes
+        -- item by item below, where every case is handled and a bad item is named.
+        IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
+                        WHERE coalesce(b.value->>'key', '') = '' OR b.value->'record'->>'kind' IS DISTINCT FROM 'entry') THEN
+            BEGIN
+                -- A key, entry, media or message already here fails its unique index below, which
+                -- undoes the attempt: an index probe each, whatever the size of the diary (a
+                -- lookup planned while the tables were empty could read them whole). The
+                -- receipts go first, so a batch sent again costs no checking.
+                INSERT INTO diary.push_receipt (user_id, key, status) SELECT uid, p.key, 'applied' FROM diary.batch_items(batch) p;
+                IF EXISTS (SELECT 1 FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'media') x
+                            WHERE (x->>'deleted_at') IS NOT NULL)
+                   OR EXISTS (SELECT 1 FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'tag_links') x
+                               GROUP BY p.n, x->>'name' HAVING count(*) > 1) THEN
+                    RAISE EXCEPTION 'not all new' USING ERRCODE = 'P0001';
+                END IF;
+                FOR item IN SELECT value FROM jsonb_array_elements(batch) LOOP
+                    IF diary.record_clock_ms(item->'record') > horizon THEN
+                        RAISE EXCEPTION 'a clock ahead' USING ERRCODE = 'P0001';
+                    END IF;
+                END LOOP;
+                INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq, echo_of)
+                SELECT uid, p.rec->>'id', p.rec->>'hlc', p.rec->>'device_id', (p.rec->>'deleted_at') IS NOT NULL,
+                       (p.rec->>'created_at')::timestamptz, (p.rec->>'occurred_at')::timestamptz,
+                       p.rec - 'media' - 'messages' - 'tag_links' - 'tags', seq + p.n, device
+                  FROM diary.batch_items(batch) p ORDER BY p.n;
+                INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
+                SELECT uid, x->>'id', p.rec->>'id', x->>'sha256', x->>'hlc', x->>'device_id', false, x
+                  FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'media') x;
+                INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
+                SELECT uid, x->>'id', p.rec->>'id', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
+                  FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'messages') x;
+                INSERT INTO diary.entry_tag (user_id, entry_id, name, hlc, device_id, deleted, doc)
+                SELECT uid, p.rec->>'id', x->>'name', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
+                  FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'tag_links') x;
+                SELECT coalesce(jsonb_agg(jsonb_build_object('key', p.key, 'status', 'applied') ORDER BY p.n), '[]'), seq + count(*)
+                  INTO results, seq FROM diary.batch_items(batch) p;
+                batch := '[]'; -- nothing left for the loop below
+            EXCEPTION WHEN others THEN
+                -- Undone; item by item below.
+                results := '[]';
+                seq := start_seq;
+            END;
+        END IF;
 
         FOR item IN SELECT value FROM jsonb_array_elements(batch) LOOP
             item_key := item->>'key';
@@ -1575,7 +1610,7 @@ package enum ServerSchema {
             -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
             EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
             EXECUTE format('GRANT EXECUTE ON FUNCTION
-                diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.pull(bigint, int, text),
+                diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.batch_items(jsonb), diary.pull(bigint, int, text),
                 diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
                 diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(), diary.media_space(),
                 diary.whoami(), diary.delete_account(), diary.use_companion(text, text, text),
@@ -1630,4 +1665,63 @@ package enum ServerSchema {
     INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (9, 'diary-v9-companion-gateway-usage', now())
         ON CONFLICT DO NOTHING;
     """#
+
+    // MARK: What a client can read
+
+    /// The field kinds `diary.unreadable_field` knows, each with its SQL test: the same test
+    /// serves the check of a whole item at once and the search for the field that failed.
+    private static let fieldKinds = ["string", "text", "time", "time?", "id", "count", "count?", "finite?", "bool?",
+                                     "digest", "digest?", "hlc"]
+
+    /// The SQL that is true when `value` (a jsonb expression) is readable as `kind`.
+    private static func test(_ kind: String, _ value: String) -> String {
+        if kind.hasSuffix("?") { return "(NOT diary.is_given(\(value)) OR \(test(String(kind.dropLast()), value)))" }
+        switch kind {
+        case "string": return "jsonb_typeof(\(value)) = 'string'"
+        case "text": return test("string?", value)
+        case "time": return "diary.is_time(\(value))"
+        case "id": return "diary.is_id(\(value))"
+        case "count": return "diary.is_count(\(value))"
+        case "finite": return "diary.is_finite(\(value))"
+        case "bool": return "jsonb_typeof(\(value)) = 'boolean'"
+        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64 AND (\(value) #>> '{}') ~ '^[0-9a-f]+$')"
+        case "hlc": return "diary.is_hlc(\(value))"
+        default: preconditionFailure("no field kind \(kind)")
+        }
+    }
+
+    /// An expression naming the first of `fields` of `item` a client could not read, or NULL.
+    /// All are tested in one expression first; only when that fails does
+    /// `diary.unreadable_field` go field by field to name the one (most records are fine, and
+    /// one expression costs a fraction of a loop over the fields).
+    private static func firstUnreadable(_ item: String, path: String, _ fields: [(String, String)]) -> String {
+        let all = fields.map { test($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ")
+        let spec = fields.map { "'\($0.0)', '\($0.1)'" }.joined(separator: ", ")
+        return "CASE WHEN coalesce(\(all), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
+    }
+
+    /// The fields of a record's parts and what each must be, in the order they are checked.
+    private enum Fields {
+        static let identity = [("id", "id"), ("time_zone", "string")]
+        static let clock = [("hlc", "hlc"), ("device_id", "string"), ("deleted_at", "time?")]
+        static let moment = [("created_at", "time"), ("updated_at", "time"), ("occurred_at", "time"), ("note", "text"),
+                             ("transcript", "text"), ("analysis", "text"), ("analysis_provider", "text")]
+        static let place = [("place", "text"), ("latitude", "finite?"), ("longitude", "finite?"), ("locality", "text"),
+                            ("region", "text"), ("country", "text")]
+        static let weather = [("description", "text"), ("temperature_c", "finite?"), ("humidity_percent", "finite?"),
+                              ("pressure_hpa", "finite?"), ("wind_kph", "finite?"), ("wind_bearing", "finite?"),
+                              ("wind_chill_c", "finite?"), ("visibility_km", "finite?"), ("moon_phase", "finite?"),
+                              ("sunrise", "time?"), ("sunset", "time?"), ("code", "text"), ("service", "text")]
+        static let page = [("persona", "string"), ("provider", "text"), ("title", "text"), ("summary", "text"),
+                           ("summarized_at", "time?"), ("last_error", "text"), ("digest", "text"), ("digest_through", "text"),
+                           ("edited_at", "time?"), ("starred", "bool?"), ("trashed_at", "time?"), ("order_key", "text"),
+                           ("journal", "text")]
+        static let mediaFile = [("sha256", "digest"), ("ext", "string")]
+        static let mediaItem = [("thumbnail", "digest?"), ("id", "id"), ("position", "count")] + clock
+            + [("mime", "string"), ("bytes", "count"), ("width", "count?"), ("height", "count?"), ("duration", "finite?"),
+               ("taken_at", "time?"), ("anchor", "count?")]
+        static let message = [("id", "id"), ("persona", "string"), ("provider", "text"), ("text", "string"),
+                              ("created_at", "time")] + clock
+        static let tagLink = [("position", "count"), ("created_at", "time"), ("label", "text")] + clock
+    }
 }

@@ -146,18 +146,20 @@ package struct SyncEngine: Sendable {
 
     private func pull(_ server: any SyncServer, into report: inout SyncReport) async throws {
         var cursor = try store.pullCursor()
-        var configSeen = false
+        let device = store.deviceId
+        // Rows this device's own pushes left exactly as they are are not sent back to it.
+        var answer = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
+        try store.cacheServerProvider(answer["config"]?["provider"]?.stringValue)
+        try store.cacheServerGateway(answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
         while true {
-            // Rows this device's own pushes left exactly as they are are not sent back to it.
-            let answer = try await server.pull(after: cursor, limit: Self.pullPage, device: store.deviceId)
             guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
                 throw SyncError.serverState("pull")
             }
-            if !configSeen {
-                configSeen = true
-                try store.cacheServerProvider(answer["config"]?["provider"]?.stringValue)
-                try store.cacheServerGateway(answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
-            }
+            // The next page is asked for (and read) while this one is merged: the server and
+            // the parsing work on one core while the diary is written on the other.
+            let ahead = answer["more"] == .bool(true)
+                ? Task { try await server.pull(after: next, limit: Self.pullPage, device: device) } : nil
+            defer { ahead?.cancel() }
             var records: [EntryRecord] = []
             var settings: [SettingRecord] = []
             var rejects: [(record: String, problem: String)] = []
@@ -184,7 +186,8 @@ package struct SyncEngine: Sendable {
                 MediaIntake.remove(merged.unusedMedia, paths: store.paths)
             }
             cursor = next
-            if answer["more"] != .bool(true) { return }
+            guard let ahead else { return }
+            answer = try await ahead.value
         }
     }
 

@@ -187,6 +187,64 @@ struct ServerSchemaTests {
         #expect(try await server.admin("SELECT server_seq FROM diary.account WHERE user_id = '\(alice.id)'") == "2")
     }
 
+    @Test func aBatchOfNewEntriesGoesInAtOnceExactlyAsItemByItem() async throws {
+        let server = try await SchemaServer.make()
+        let alice = try await server.addPerson("alice"), bob = try await server.addPerson("bob")
+        let clock = HLCSource()
+        let records = (0..<5).map { n in
+            let t = clock.hlc("dev-a")
+            return Records.entry(id: randomId(), hlc: t, device: "dev-a", note: "page \(n)",
+                                 media: [Records.media(id: randomId(), sha256: fakeSHA256("m\(n)"), hlc: t, device: "dev-a")],
+                                 messages: [Records.message(id: randomId(), author: "person", text: "hi \(n)", minute: n, hlc: t, device: "dev-a")],
+                                 tagLinks: [Records.tag("海邊", position: 0, hlc: t, device: "dev-a"), Records.tag("walk", position: 1, hlc: t, device: "dev-a")])
+        }
+        // Alice's five arrive in one batch (all new: one statement per table); Bob's one at a
+        // time, each beside a broken record, which sends the batch item by item.
+        #expect(pushStatuses(try await server.push(records.enumerated().map { ("k-\($0.offset)", $0.element) }, as: alice))
+                == Array(repeating: "applied", count: 5))
+        // The batch wrote each entry row once; item by item, each is written and then marked as
+        // the sending device's echo (the statistics show the updates once a session has ended).
+        func entryUpdates() async throws -> Int {
+            Int(try await server.admin("SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'diary.entry'::regclass") ?? "") ?? -1
+        }
+        try await Task.sleep(for: .seconds(1))
+        let afterBatch = try await entryUpdates()
+        for (n, record) in records.enumerated() {
+            let broken = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a").replacing("occurred_at", with: .string("later"))
+            #expect(pushStatuses(try await server.push([("k-\(n)", record), ("bad-\(n)", broken)], as: bob)) == ["applied", "rejected"])
+        }
+        var afterOneByOne = afterBatch
+        for _ in 0..<30 where afterOneByOne < afterBatch + 5 {
+            try await Task.sleep(for: .milliseconds(100))
+            afterOneByOne = try await entryUpdates()
+        }
+        #expect(afterBatch == 0 && afterOneByOne == 5, "updates: \(afterBatch), then \(afterOneByOne)")
+        func rows(_ person: SchemaServer.Person) async throws -> String? {
+            try await server.admin("""
+                SELECT (SELECT string_agg(id || e.server_seq || coalesce(echo_of, '-') || deleted || created_at || doc::text, ',' ORDER BY id) FROM diary.entry e WHERE user_id = '\(person.id)')
+                    || (SELECT string_agg(id || entry_id || hlc || doc::text, ',' ORDER BY id) FROM diary.media WHERE user_id = '\(person.id)')
+                    || (SELECT string_agg(id || entry_id || hlc || doc::text, ',' ORDER BY id) FROM diary.message WHERE user_id = '\(person.id)')
+                    || (SELECT string_agg(entry_id || name || hlc || doc::text, ',' ORDER BY entry_id, name) FROM diary.entry_tag WHERE user_id = '\(person.id)')
+                    || (SELECT string_agg(key || status, ',' ORDER BY key) FROM diary.push_receipt WHERE user_id = '\(person.id)')
+                    || (SELECT server_seq FROM diary.account WHERE user_id = '\(person.id)')
+                """)
+        }
+        let stored = try await rows(alice), alone = try await rows(bob)
+        #expect(stored != nil && stored == alone)
+        #expect(try await server.pull(after: 0, max: 100, as: alice)["items"]?.arrayValue?.count == 5)
+
+        // One bad record among new ones: the batch goes item by item and only it is refused.
+        let more = (0..<3).map { _ in Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a") }
+        let statuses = pushStatuses(try await server.push([("n-0", more[0]), ("n-1", more[1].replacing("occurred_at", with: .string("yesterday"))),
+                                                            ("n-2", more[2])], as: alice))
+        #expect(statuses == ["applied", "rejected", "applied"])
+        // A batch holding an entry the server has: merged as before, the new one beside it applied.
+        let edited = records[0].replacing("note", with: .string("page 0, again")).replacing("hlc", with: .string(clock.hlc("dev-a")))
+        let fresh = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a")
+        #expect(pushStatuses(try await server.push([("e-0", edited), ("e-1", fresh)], as: alice)) == ["applied", "applied"])
+        #expect(try await server.admin("SELECT server_seq FROM diary.account WHERE user_id = '\(alice.id)'") == "9")
+    }
+
     @Test func lastWriterWinsAndLosersAreKept() async throws {
         let server = try await SchemaServer.make()
         let alice = try await server.addPerson("alice")
