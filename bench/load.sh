@@ -7,9 +7,12 @@
 #      its roles, auth.users and auth.uid()) and `diary-sync server-init` installs the diary;
 #   2. the records: a 20-entry diary from diary-corpus, backed up with `diary-sync backup`;
 #      its entries.jsonl is the push wire format, one record per line;
-#   3. fill (bench/load.py): USERS people sign up (rows in auth.users, so the real trigger
+#   3. fill (bench/load.py): PUSHED people sign up (rows in auth.users, so the real trigger
 #      makes their accounts) and each pushes PER_USER entries through diary.push as
-#      PostgREST calls it (role authenticated, the person's JWT claims), CLIENTS at once;
+#      PostgREST calls it (role authenticated, the person's JWT claims), CLIENTS at once.
+#      The other USERS - PUSHED people sign up the same way and get copies of one pushed
+#      person's entry rows by SQL (entries only, numbered as their pushes would have), since
+#      pushing two million pages through the functions takes this machine over an hour;
 #      then VACUUM ANALYZE and the table sizes;
 #   4. measure (bench/load.py): CLIENTS connections for SECONDS, each picking a random person:
 #      a fresh device's pull of all 20 entries, an idle sync, a push of one new entry;
@@ -18,6 +21,7 @@
 #      that took the most time over the whole run (pg_stat_statements, nested ones included).
 #
 # Usage: bench/load.sh [USERS]              e.g. bench/load.sh 100000
+#   PUSHED=2000    people filled through diary.push (all of them when USERS is smaller)
 #   CLIENTS=50     concurrent connections in fill and measure
 #   SECONDS_RUN=60 length of the measure step
 #   PER_USER=20    entries per person
@@ -32,6 +36,8 @@ users="${1:-100000}"
 clients="${CLIENTS:-50}"
 seconds="${SECONDS_RUN:-60}"
 per_user="${PER_USER:-20}"
+pushed="${PUSHED:-2000}"
+[ "$pushed" -gt "$users" ] && pushed=$users
 python=/usr/bin/python3 # Debian's, where python3-psycopg2 installs
 
 command -v psql >/dev/null || apt-get install -y -qq postgresql-client >/dev/null
@@ -63,10 +69,11 @@ eval "$(PG_DURABLE=1 scripts/pg-cluster.sh start "$pgdir")"
 admin_url="$DIARY_TEST_PG_URL"
 adm() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$admin_url" "$@"; }
 adm -c "ALTER SYSTEM SET shared_preload_libraries = pg_stat_statements" \
-    -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" \
     -c "ALTER SYSTEM SET max_connections = $((clients + 20))" >/dev/null
 scripts/pg-cluster.sh restart "$pgdir"
-adm -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+# Known only once the library is loaded; counts the statements inside the functions too.
+adm -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" \
+    -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 
 say "shaping the database like a Supabase project, then server-init"
 # The shape is the SQL string in the tests' SupabaseShape.swift (one source for both).
@@ -84,17 +91,34 @@ DIARY_HOME="$work/corpus" "$sync_bin" backup -o "$work/seed.tar" 2>>"$work/stder
 tar -xOf "$work/seed.tar" entries.jsonl >"$work/records.jsonl"
 
 {
-    printf 'users\t%s\nper_user\t%s\nclients\t%s\nseconds\t%s\n' "$users" "$per_user" "$clients" "$seconds"
+    printf 'users\t%s\npushed\t%s\nper_user\t%s\nclients\t%s\nseconds\t%s\n' "$users" "$pushed" "$per_user" "$clients" "$seconds"
     printf 'version\t%s\n' "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources || echo ' + uncommitted changes in Sources/')"
     printf 'postgres\t%s\n' "$(adm -c "SELECT version()" | cut -d, -f1)"
     printf 'cpus\t%s\nmemory\t%s\ndate\t%s\nstart_load\t%s\n' "$(nproc)" "$(free -g | awk '/^Mem:/ { print $2 " GiB" }')" \
         "$(date -Is)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$work/info.tsv"
 
-say "fill: $users people x $per_user entries through diary.push, $clients clients"
+say "fill: $pushed people x $per_user entries through diary.push, $clients clients"
 : >"$work/results.jsonl"
-"$python" "$root/bench/load.py" fill --url "$admin_url" --records "$work/records.jsonl" --users "$users" \
+"$python" "$root/bench/load.py" fill --url "$admin_url" --records "$work/records.jsonl" --users "$pushed" \
     --per-user "$per_user" --clients "$clients" | tee -a "$work/results.jsonl" >&2
+if [ "$users" -gt "$pushed" ]; then
+    say "fill: $((users - pushed)) more people, each with a copy of one pushed person's entries (SQL)"
+    start=$(date +%s.%N)
+    adm >/dev/null <<SQL
+INSERT INTO auth.users (id, aud, role, email, encrypted_password, email_confirmed_at)
+SELECT gen_random_uuid(), 'authenticated', 'authenticated', 'copy-' || n || '@example.com', '', now()
+  FROM generate_series(1, $((users - pushed))) n;
+-- Interleaved as on a server that has lived: each copy round inserts one entry per person.
+INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq, echo_of)
+SELECT a.user_id, e.id, e.hlc, e.device_id, e.deleted, e.created_at, e.occurred_at, e.doc, e.server_seq, e.echo_of
+  FROM (SELECT * FROM diary.entry WHERE user_id = (SELECT user_id FROM diary.account WHERE server_seq >= $per_user LIMIT 1)) e
+ CROSS JOIN (SELECT user_id FROM diary.account WHERE server_seq = 0) a
+ ORDER BY e.server_seq, a.user_id;
+UPDATE diary.account SET server_seq = $per_user WHERE server_seq = 0;
+SQL
+    printf 'copy_fill_s\t%.1f\n' "$(echo "$(date +%s.%N) - $start" | bc)" >>"$work/info.tsv"
+fi
 say "VACUUM ANALYZE"
 start=$(date +%s.%N)
 adm -c "VACUUM ANALYZE" -c "CHECKPOINT"

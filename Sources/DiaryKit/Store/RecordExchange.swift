@@ -177,6 +177,10 @@ private struct Merge {
     /// Media rows this merge turned into tombstones; their files may be unused now.
     var deletedMedia: [MediaItem] = []
     var newest: HybridTimestamp?
+    /// Entries whose search index is redone once everything else is written: after a write to
+    /// the index, SQLite asks it for a savepoint at every later statement, and FTS5 then writes
+    /// out what it holds, a segment each time (most of a big pull's time).
+    var reindexing: [String] = []
 
     /// From the sync server: nothing to queue back, and tag removals are explicit.
     let fromServer: Bool
@@ -215,12 +219,7 @@ private struct Merge {
         for link in incoming.tagLinks { changed = try self.tagLink(link, entryId: incoming.id) || changed }
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
-            let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [incoming.id])!
-            try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?"),
-                                 arguments: [incoming.id]) == true {
-                try DiaryStore.reindex(db, entryId: incoming.id)
-            }
+            reindexing.append(incoming.id)
             for tagId in try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"),
                                              arguments: [incoming.id]) {
                 touchedTags.insert(tagId)
@@ -490,6 +489,15 @@ private struct Merge {
     mutating func finish() throws {
         for tagId in touchedTags { try store.recountTag(db, tagId: tagId) }
         report.unusedMedia = try store.unused(deletedMedia, db)
+        var indexed: Set<String> = []
+        for id in reindexing where indexed.insert(id).inserted {
+            let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [id])!
+            try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?"),
+                                 arguments: [id]) == true {
+                try DiaryStore.reindex(db, entryId: id)
+            }
+        }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)

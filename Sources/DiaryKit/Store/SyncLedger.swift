@@ -11,7 +11,8 @@ package struct QueuedChange: Sendable {
     }
 
     package var record: Record
-    var outboxSeqs: [Int64]
+    /// The outbox rows this change settles.
+    package var outboxSeqs: [Int64]
     /// The entry the change belongs to (nil for a setting).
     package var entryId: String?
 }
@@ -52,8 +53,10 @@ public struct SyncLedgerState: Sendable {
 // back, pulled records merged together with the cursor, media transfers remembered.
 extension DiaryStore {
     /// Walks the queue in order, one change per entry or setting, handing each to `take`
-    /// until it answers false. Rows waiting out a backoff are left out when `dueOnly`.
-    package func queuedChanges(dueOnly: Bool, now: Date = Date(), take: (QueuedChange) throws -> Bool) throws {
+    /// until it answers false. Rows waiting out a backoff are left out when `dueOnly`, and
+    /// the rows in `excluding` always.
+    package func queuedChanges(dueOnly: Bool, excluding: Set<Int64> = [], now: Date = Date(),
+                               take: (QueuedChange) throws -> Bool) throws {
         try read { db in
             var seen: Set<String> = []
             var after: Int64 = 0
@@ -66,7 +69,7 @@ extension DiaryStore {
                 if rows.isEmpty { return }
                 for row in rows {
                     after = row["seq"]
-                    guard let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted,
+                    guard !excluding.contains(after), let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted,
                           let record = try unit.record(db) else { continue }
                     let change = QueuedChange(record: record, outboxSeqs: try unit.outboxSeqs(db), entryId: unit.entryId)
                     guard try take(change) else { return }

@@ -100,40 +100,62 @@ package struct SyncEngine: Sendable {
     // MARK: Push
 
     private func push(_ server: any SyncServer, dueOnly: Bool, into report: inout SyncReport) async throws {
+        let device = store.deviceId
+        // One batch travels while the next is read and written out: the server's work and
+        // this device's overlap. The batch on its way stays queued until its answer settles
+        // it, so it is left out of the next one.
+        var travelling: (changes: [OutgoingChange], answer: Task<JSON, Error>)?
+        defer { travelling?.answer.cancel() }
         while true {
-            let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly)
-            if changes.isEmpty { return }
-            let batch = OutgoingChange.wire(changes)
-            let answer: JSON
-            do {
-                answer = try await server.push(batch, device: store.deviceId)
-            } catch let error as SyncError {
-                if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
-                throw error
-            }
-            await FaultPoint.pause("after-push")
-            var statuses: [String: (status: String, error: String?)] = [:]
-            for result in answer["results"]?.arrayValue ?? [] {
-                guard let key = result["key"]?.stringValue, let status = result["status"]?.stringValue else { continue }
-                statuses[key] = (status, result["error"]?.stringValue)
-            }
-            var accepted: [QueuedChange] = []
-            var refused: [(QueuedChange, String)] = []
-            var unanswered: [OutgoingChange] = []
-            for change in changes {
-                switch statuses[change.key] {
-                case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change.queued)
-                case let (_, error)?: refused.append((change.queued, error ?? "rejected"))
-                case nil: unanswered.append(change)
+            let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly,
+                                                       excluding: Set(travelling?.changes.flatMap(\.queued.outboxSeqs) ?? []))
+            let next = changes.isEmpty ? nil : (changes: changes, answer: Task { try await server.push(OutgoingChange.wire(changes), device: device) })
+            if let current = travelling {
+                travelling = nil
+                do {
+                    try await settle(current.changes, answer: current.answer, into: &report)
+                } catch {
+                    next?.answer.cancel()
+                    throw error
                 }
             }
-            try store.settle(accepted: accepted, refused: refused, userId: userId)
-            report.pushed += accepted.count
-            report.refused += refused.count
-            if !unanswered.isEmpty {
-                try postpone(unanswered, error: "no answer")
-                throw SyncError.serverState("no answer")
+            guard let next else { return }
+            travelling = next
+        }
+    }
+
+    /// Takes the server's answer to one batch: accepted changes leave the queue, refused ones
+    /// become dead letters; a failure leaves them all queued for after the backoff.
+    private func settle(_ changes: [OutgoingChange], answer: Task<JSON, Error>, into report: inout SyncReport) async throws {
+        let reply: JSON
+        do {
+            reply = try await answer.value
+        } catch let error as SyncError {
+            if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
+            throw error
+        }
+        await FaultPoint.pause("after-push")
+        var statuses: [String: (status: String, error: String?)] = [:]
+        for result in reply["results"]?.arrayValue ?? [] {
+            guard let key = result["key"]?.stringValue, let status = result["status"]?.stringValue else { continue }
+            statuses[key] = (status, result["error"]?.stringValue)
+        }
+        var accepted: [QueuedChange] = []
+        var refused: [(QueuedChange, String)] = []
+        var unanswered: [OutgoingChange] = []
+        for change in changes {
+            switch statuses[change.key] {
+            case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change.queued)
+            case let (_, error)?: refused.append((change.queued, error ?? "rejected"))
+            case nil: unanswered.append(change)
             }
+        }
+        try store.settle(accepted: accepted, refused: refused, userId: userId)
+        report.pushed += accepted.count
+        report.refused += refused.count
+        if !unanswered.isEmpty {
+            try postpone(unanswered, error: "no answer")
+            throw SyncError.serverState("no answer")
         }
     }
 

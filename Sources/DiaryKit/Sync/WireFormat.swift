@@ -29,12 +29,13 @@ struct OutgoingChange: Sendable {
     static let batchBytes = 1 << 20
 
     /// The next batch from the queue, in queue order, within `limit` changes and about
-    /// `byteCap` bytes. Rows waiting out a backoff are left when `dueOnly`.
+    /// `byteCap` bytes. Rows waiting out a backoff are left when `dueOnly`, and the outbox
+    /// rows in `excluding` (a batch still on its way) always.
     static func nextBatch(from store: DiaryStore, limit: Int = batchLimit, byteCap: Int = batchBytes,
-                          dueOnly: Bool, now: Date = Date()) throws -> [OutgoingChange] {
+                          dueOnly: Bool, excluding: Set<Int64> = [], now: Date = Date()) throws -> [OutgoingChange] {
         var batch: [OutgoingChange] = []
         var bytes = 0
-        try store.queuedChanges(dueOnly: dueOnly, now: now) { queued in
+        try store.queuedChanges(dueOnly: dueOnly, excluding: excluding, now: now) { queued in
             let change = OutgoingChange(queued)
             if !batch.isEmpty, batch.count >= limit || bytes + change.byteCount > byteCap { return false }
             batch.append(change)
