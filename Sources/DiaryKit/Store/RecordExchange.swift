@@ -181,6 +181,8 @@ private struct Merge {
     /// the index, SQLite asks it for a savepoint at every later statement, and FTS5 then writes
     /// out what it holds, a segment each time (most of a big pull's time).
     var reindexing: [String] = []
+    /// The newest link each tag got, for its `last_used_at`.
+    var lastUsed: [String: Int64] = [:]
 
     /// From the sync server: nothing to queue back, and tag removals are explicit.
     let fromServer: Bool
@@ -359,10 +361,12 @@ private struct Merge {
     private mutating func tagLink(_ link: EntryRecord.TagLink, entryId: String) throws -> Bool {
         saw(link.clock)
         // The local side is the live link or the kept removal, whichever is newer.
-        let localHlc = try String.fetchOne(db.cachedStatement(sql: """
-            SELECT max(hlc) FROM (SELECT et.hlc FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1 AND t.name = ?2
-                                  UNION ALL SELECT hlc FROM tag_removal WHERE entry_id = ?1 AND name = ?2)
+        let local = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT max(hlc) AS hlc, max(removal) AS removal
+              FROM (SELECT et.hlc, 0 AS removal FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1 AND t.name = ?2
+                    UNION ALL SELECT hlc, 1 FROM tag_removal WHERE entry_id = ?1 AND name = ?2)
             """), arguments: [entryId, link.name])
+        let localHlc: String? = local?["hlc"]
         if let localHlc, !(RowClock(hlc: localHlc, deviceId: "").timestamp < link.clock.timestamp) { return false }
         if let removedAt = link.clock.deletedAt {
             // A removal of a tag this diary never had names no tag row; none is made for it.
@@ -380,15 +384,17 @@ private struct Merge {
         } else {
             let tagId = try store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
             touchedTags.insert(tagId)
-            try db.cachedStatement(sql: "DELETE FROM tag_removal WHERE entry_id = ? AND name = ?").execute(arguments: [entryId, link.name])
+            if local?["removal"] == 1 {
+                try db.cachedStatement(sql: "DELETE FROM tag_removal WHERE entry_id = ? AND name = ?").execute(arguments: [entryId, link.name])
+            }
             try db.cachedStatement(sql: """
                 INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at, label) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(entry_id, tag_id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id,
                     hlc = excluded.hlc, label = excluded.label
                 """).execute(arguments: [entryId, tagId, link.position, link.clock.deviceId, link.clock.hlc,
                                          Timestamps.millis(link.createdAt), link.label])
-            try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?")
-                .execute(arguments: [Timestamps.millis(link.createdAt), tagId])
+            // Once per tag at the end (finish), not once per link.
+            lastUsed[tagId] = max(lastUsed[tagId] ?? 0, Timestamps.millis(link.createdAt))
             try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
         }
         return true
@@ -488,6 +494,9 @@ private struct Merge {
     /// it took in, so that the next local edit is newer than anything merged.
     mutating func finish() throws {
         for tagId in touchedTags { try store.recountTag(db, tagId: tagId) }
+        for (tagId, millis) in lastUsed {
+            try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?").execute(arguments: [millis, tagId])
+        }
         report.unusedMedia = try store.unused(deletedMedia, db)
         var indexed: Set<String> = []
         for id in reindexing where indexed.insert(id).inserted {
