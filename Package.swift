@@ -68,20 +68,35 @@ let package = Package(
             ],
             path: "Sources/DiaryKit/Archive"
         ),
+        // Who this device is to the sync server: the credentials file, a Supabase project's
+        // Auth sessions renewed one process at a time, its RPC, sync's errors and words, and
+        // the operator's companion gateway (AsyncHTTPClient, no Postgres driver), so the
+        // companion commands can use the session without linking the rest of sync.
+        .target(
+            name: "SyncSession",
+            dependencies: [
+                "DiaryKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/DiaryKit/Sync/Session"
+        ),
         // Sync through Postgres: the server SQL, the wire format, batching, backoff, media
-        // chunks, accounts and watch (PostgresNIO); and through a Supabase project's Auth,
-        // REST and Storage APIs (AsyncHTTPClient).
+        // chunks, accounts and watch (PostgresNIO); and through a Supabase project's REST and
+        // Storage APIs (AsyncHTTPClient).
         .target(
             name: "DiarySync",
             dependencies: [
-                "DiaryKit",
+                "DiaryKit", "SyncSession",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/DiaryKit/Sync"
+            path: "Sources/DiaryKit/Sync",
+            exclude: ["Session"]
         ),
         // Command-line glue every command shares: options, context, output, rendering, exit
         // statuses, prompts (ArgumentParser). The core never imports it.
@@ -97,10 +112,10 @@ let package = Package(
         // diary-find's command: search and browse, nothing but the local store.
         .target(name: "FindCLI", dependencies: ["DiaryCLI"], path: "Sources/DiaryKit/CLI/Find"),
         // diary-new, diary-chat and diary-save: the commands that talk with the companion.
-        // They link sync too: the operator's gateway is reached with the person's sync session.
-        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "DiarySync"], path: "Sources/DiaryKit/CLI/Companion"),
+        // With the sync session: the operator's gateway is reached with the person's own token.
+        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "SyncSession"], path: "Sources/DiaryKit/CLI/Companion"),
         // diary-sync's commands: sync, accounts, backups and archives.
-        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "DiarySync", "DiaryArchive"], path: "Sources/DiaryKit/CLI/Sync"),
+        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "SyncSession", "DiarySync", "DiaryArchive"], path: "Sources/DiaryKit/CLI/Sync"),
         .executableTarget(name: "diary-new", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-chat", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-save", dependencies: ["CompanionCLI"]),
@@ -121,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DiaryKitTests",
-            dependencies: ["DiaryKit", "CompanionClient", "DiaryArchive", "DiarySync", "DiaryCLI", "FindCLI",
+            dependencies: ["DiaryKit", "CompanionClient", "DiaryArchive", "SyncSession", "DiarySync", "DiaryCLI", "FindCLI",
                            "CompanionCLI", "SyncCLI", "FakeServers"]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryKit", "FakeServers"]),

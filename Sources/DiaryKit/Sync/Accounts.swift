@@ -1,5 +1,6 @@
 import Crypto
 import DiaryKit
+import SyncSession
 import Foundation
 
 /// The server's consent text in both languages, and its version.

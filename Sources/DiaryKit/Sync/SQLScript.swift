@@ -1,4 +1,5 @@
 import DiaryKit
+import SyncSession
 import Foundation
 
 /// Splits a SQL script into statements for a driver that runs one at a time: semicolons

@@ -1,4 +1,5 @@
 import DiaryKit
+import SyncSession
 /// The server side of sync, shipped as SQL: the `diary` schema on Postgres (or Supabase)
 /// with its tables, row-level security, privileges and the functions the client calls
 /// (`push`, `pull`, the media chunk functions, `add_user`, `whoami`, `delete_account`).

@@ -1,5 +1,6 @@
 import Crypto
 import DiaryKit
+import SyncSession
 import Foundation
 import NIOCore
 import PostgresNIO

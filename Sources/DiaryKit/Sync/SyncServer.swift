@@ -1,4 +1,5 @@
 import DiaryKit
+import SyncSession
 import Foundation
 import NIOCore
 import PostgresNIO

@@ -1,4 +1,5 @@
 import DiaryKit
+import SyncSession
 import Foundation
 
 /// `diary-sync watch`: stays connected and syncs whenever something changes. Over Postgres

@@ -1,5 +1,6 @@
 import Crypto
 import DiaryKit
+import SyncSession
 import Foundation
 
 // What goes over the wire to the sync server: batches of whole records with idempotency

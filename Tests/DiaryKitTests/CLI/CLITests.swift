@@ -3,6 +3,7 @@ import ArgumentParser
 @testable import DiaryCLI
 @testable import DiaryKit
 @testable import DiarySync
+@testable import SyncSession
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import DiaryKit
 @testable import DiarySync
+@testable import SyncSession
 
 @Suite struct UUIDv7Tests {
     @Test func shapeVersionAndOrder() {

@@ -1,6 +1,7 @@
 import Crypto
 @testable import DiaryKit
 @testable import DiarySync
+@testable import SyncSession
 import FakeServers
 import Foundation
 import Testing
@@ -216,7 +217,7 @@ struct SupabaseSyncTests {
         // Not signed in at all: the anon key alone reaches nothing.
         let anonymous = try await project.send(.POST, "/rest/v1/rpc/pull", bearer: nil, headers: [("Content-Profile", "diary")],
                                                body: .init(string: #"{"after":0,"max_rows":10}"#))
-        #expect(SupabaseServer.refusal(anonymous) == .permissionDenied)
+        #expect(SupabaseProject.refusal(anonymous) == .permissionDenied)
     }
 
     @Test func anExpiredTokenMidPushIsRenewedOnceAndNothingIsDuplicated() async throws {

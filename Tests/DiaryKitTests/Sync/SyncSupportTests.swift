@@ -1,5 +1,6 @@
 @testable import DiaryKit
 @testable import DiarySync
+@testable import SyncSession
 import Foundation
 import Testing
 

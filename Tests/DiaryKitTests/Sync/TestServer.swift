@@ -1,6 +1,7 @@
 import Crypto
 @testable import DiaryKit
 @testable import DiarySync
+@testable import SyncSession
 import Foundation
 
 /// True when the test script started a Postgres cluster (`DIARY_TEST_PG_URL`).

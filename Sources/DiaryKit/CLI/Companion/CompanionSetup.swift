@@ -1,7 +1,7 @@
 import CompanionClient
 import DiaryCLI
 import DiaryKit
-import DiarySync
+import SyncSession
 import Foundation
 
 extension CommandContext {

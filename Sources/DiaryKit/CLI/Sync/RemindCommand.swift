@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiaryCLI
 import DiaryKit
+import SyncSession
 import Foundation
 
 /// `diary-sync remind`: the daily nudge — set, pause, resume, off, show; `fire` is what the

@@ -2,6 +2,7 @@ import ArgumentParser
 import DiaryArchive
 import DiaryCLI
 import DiaryKit
+import SyncSession
 import DiarySync
 import Foundation
 

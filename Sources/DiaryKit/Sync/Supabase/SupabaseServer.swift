@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DiaryKit
+import SyncSession
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -26,16 +27,7 @@ final class SupabaseServer: SyncServer {
     // MARK: RPC
 
     /// Calls `diary.<function>` with named arguments (a JSON object's text).
-    func rpc(_ function: String, _ arguments: String) async throws -> JSON {
-        let reply = try await authorised { token in
-            try await self.project.send(.POST, "/rest/v1/rpc/\(function)", bearer: token,
-                                        headers: [("Content-Profile", "diary"), ("Accept", "application/json")],
-                                        body: ByteBuffer(string: arguments))
-        }
-        guard reply.ok else { throw Self.refusal(reply) }
-        guard let json = reply.json else { throw SyncError.serverState("rpc \(function)") }
-        return json
-    }
+    func rpc(_ function: String, _ arguments: String) async throws -> JSON { try await tokens.rpc(function, arguments) }
 
     func push(_ batch: String, device: String) async throws -> JSON {
         try await rpc("push", #"{"batch":"# + batch + #","device":"# + JSON.string(device).serialized + "}")
@@ -56,10 +48,10 @@ final class SupabaseServer: SyncServer {
         // Storage takes at most 1,000 names per request.
         for start in stride(from: 0, to: names.count, by: 1000) {
             let part = JSON.object([("prefixes", .array(names[start..<min(start + 1000, names.count)].map { .string($0) }))])
-            let reply = try await authorised { token in
+            let reply = try await tokens.authorised { token in
                 try await self.project.send(.DELETE, "/storage/v1/object/\(Self.bucket)", bearer: token, body: SupabaseProject.body(part))
             }
-            guard reply.ok else { throw Self.refusal(reply) }
+            guard reply.ok else { throw SupabaseProject.refusal(reply) }
         }
         let answer = try await rpc("delete_account", "{}")
         return (answer.doubleValue.map { Int64($0) } ?? 0) + Int64(names.count)
@@ -107,12 +99,12 @@ final class SupabaseServer: SyncServer {
         guard let bytes = ByteBuffer.reading(descriptor, at: 0, count: Int(transfer.bytes)), bytes.readableBytes == Int(transfer.bytes) else {
             return .unreadable
         }
-        let reply = try await authorised { token in
+        let reply = try await tokens.authorised { token in
             try await self.project.send(.POST, "/storage/v1/object/" + self.objectPath(name), bearer: token, headers: [
                 ("Content-Type", transfer.mime), ("x-upsert", "true"),
             ], body: bytes)
         }
-        guard reply.ok else { throw Self.refusal(reply) }
+        guard reply.ok else { throw SupabaseProject.refusal(reply) }
         return .stored
     }
 
@@ -140,7 +132,7 @@ final class SupabaseServer: SyncServer {
             let count = Int(min(Int64(Self.resumableChunk), transfer.bytes - offset))
             guard let chunk = ByteBuffer.reading(descriptor, at: offset, count: count), chunk.readableBytes == count else { return .unreadable }
             let at = offset
-            let reply = try await authorised { token in
+            let reply = try await tokens.authorised { token in
                 try await self.project.send(.PATCH, location, bearer: token, headers: [
                     ("Tus-Resumable", "1.0.0"), ("Upload-Offset", String(at)), ("Content-Type", "application/offset+octet-stream"),
                 ], body: chunk)
@@ -151,7 +143,7 @@ final class SupabaseServer: SyncServer {
                 offset = current
                 continue
             }
-            guard reply.ok, let next = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw Self.refusal(reply) }
+            guard reply.ok, let next = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw SupabaseProject.refusal(reply) }
             offset = next
             await FaultPoint.pause("after-chunk")
         }
@@ -165,23 +157,23 @@ final class SupabaseServer: SyncServer {
         let metadata = [("bucketName", Self.bucket), ("objectName", name),
                         ("contentType", transfer.mime)]
             .map { "\($0.0) \(base64($0.1))" }.joined(separator: ",")
-        let reply = try await authorised { token in
+        let reply = try await tokens.authorised { token in
             try await self.project.send(.POST, "/storage/v1/upload/resumable", bearer: token, headers: [
                 ("Tus-Resumable", "1.0.0"), ("Upload-Length", String(transfer.bytes)), ("Upload-Metadata", metadata), ("x-upsert", "true"),
             ])
         }
-        guard reply.status == 201, let location = reply.headers.first(name: "Location") else { throw Self.refusal(reply) }
+        guard reply.status == 201, let location = reply.headers.first(name: "Location") else { throw SupabaseProject.refusal(reply) }
         // A relative location is the project's.
         return location.hasPrefix("http") ? location : project.url + location
     }
 
     /// How much of an upload the server holds; nil when it no longer knows the upload.
     private func uploadOffset(_ location: String) async throws -> Int64? {
-        let reply = try await authorised { token in
+        let reply = try await tokens.authorised { token in
             try await self.project.send(.HEAD, location, bearer: token, headers: [("Tus-Resumable", "1.0.0")])
         }
         if [404, 410].contains(reply.status) { return nil }
-        guard reply.ok, let offset = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw Self.refusal(reply) }
+        guard reply.ok, let offset = reply.headers.first(name: "Upload-Offset").flatMap(Int64.init) else { throw SupabaseProject.refusal(reply) }
         return offset
     }
 
@@ -191,7 +183,7 @@ final class SupabaseServer: SyncServer {
         guard let object = objects.withLock({ $0[transfer.sha256] }), object.chunks == 0 else { return false }
         let path = "/storage/v1/object/authenticated/" + objectPath(object.name)
         var whole = true
-        let reply = try await authorised { token in
+        let reply = try await tokens.authorised { token in
             let response = try await self.project.start(.GET, path, bearer: token)
             // Only a refusal's short body is read; the file itself streams to the sink.
             guard response.status == .ok else { return try await SupabaseProject.Reply(response, upTo: 1 << 16) }
@@ -204,42 +196,10 @@ final class SupabaseServer: SyncServer {
             }
             return SupabaseProject.Reply(status: 200, headers: response.headers, body: ByteBuffer())
         }
-        guard reply.ok else { throw Self.refusal(reply) }
+        guard reply.ok else { throw SupabaseProject.refusal(reply) }
         return whole
     }
 
     // MARK: Answers
 
-    /// Sends a request with a live token; when the answer says the token expired, renews it
-    /// and sends the request once more.
-    private func authorised(_ send: (String) async throws -> SupabaseProject.Reply) async throws -> SupabaseProject.Reply {
-        let token = try await tokens.current()
-        let reply = try await send(token)
-        guard Self.tokenRefused(status: reply.status, message: reply.json?["message"]?.stringValue) else { return reply }
-        return try await send(try await tokens.renew(replacing: token))
-    }
-
-    /// PostgREST says 401 for an expired or unusable JWT; Storage says 400 (or 403) with the
-    /// JWT library's complaint in its message (`"exp" claim timestamp check failed`,
-    /// `jwt expired`).
-    static func tokenRefused(status: Int, message: String?) -> Bool {
-        if status == 401 { return true }
-        guard [400, 403].contains(status), let message = message?.lowercased() else { return false }
-        return message.contains("\"exp\" claim") || (message.contains("jwt") && (message.contains("expired") || message.contains("invalid")))
-    }
-
-    /// What a refused REST or Storage request means for the person. Storage puts the HTTP
-    /// status it means in the body's `statusCode`.
-    static func refusal(_ reply: SupabaseProject.Reply) -> SyncError {
-        let code = reply.errorCode ?? ""
-        let meant = reply.json?["statusCode"]?.stringValue.flatMap(Int.init) ?? reply.status
-        switch (code, meant) {
-        case ("IB001", _), (_, 413): return .mediaSpaceFull(waiting: 0)
-        case ("PGRST106", _): return .schemaNotExposed
-        case ("PGRST202", _), ("42883", _), ("42P01", _), ("3F000", _): return .serverNotReady
-        case ("42501", _), (_, 401), (_, 403): return .permissionDenied
-        case (_, 408), (_, 429), (_, 500...): return .offline
-        default: return .serverState(code.isEmpty ? "http \(reply.status)" : code)
-        }
-    }
 }

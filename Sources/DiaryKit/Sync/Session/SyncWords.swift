@@ -3,29 +3,29 @@ import Foundation
 
 // What sync, logins and the server tasks say (F-012, F-013, F-017 … F-019).
 extension Phrase {
-    static let syncNeedsLogin = Phrase("尚未登入雲端同步，請先執行 diary-sync login（日記都安全地存在本機）",
+    package static let syncNeedsLogin = Phrase("尚未登入雲端同步，請先執行 diary-sync login（日記都安全地存在本機）",
         "Not logged in to sync; run diary-sync login first (the diary is safe on this device).")
 
-    static let syncFailedKept = Phrase("雲端同步失敗，已保留在本機，稍後會再試", "Sync failed; everything is kept on this device and will be tried again later.")
+    package static let syncFailedKept = Phrase("雲端同步失敗，已保留在本機，稍後會再試", "Sync failed; everything is kept on this device and will be tried again later.")
 
-    static let permissionDenied = Phrase("沒有權限（請確認帳號與密碼）", "Permission denied (check the user name and password).")
+    package static let permissionDenied = Phrase("沒有權限（請確認帳號與密碼）", "Permission denied (check the user name and password).")
 
-    static let serverDataState = Phrase("資料狀態異常，請重試", "The server's data is in an unexpected state; please try again.")
+    package static let serverDataState = Phrase("資料狀態異常，請重試", "The server's data is in an unexpected state; please try again.")
 
-    static let serverNotReady = Phrase("伺服器還沒有日記的資料表；請管理者先執行 diary-sync server-init",
+    package static let serverNotReady = Phrase("伺服器還沒有日記的資料表；請管理者先執行 diary-sync server-init",
         "The server has no diary tables yet; its operator should run diary-sync server-init first.")
 
-    static func serverTooNew(version: Int) -> Phrase {
+    package static func serverTooNew(version: Int) -> Phrase {
         Phrase("伺服器的資料表版本（\(version)）比這個工具新，請更新 diary 工具",
             "The server's tables (version \(version)) are newer than this tool; update the diary tools.")
     }
 
-    static func credentialsExposed(path: String) -> Phrase {
+    package static func credentialsExposed(path: String) -> Phrase {
         Phrase("登入資料檔其他人也能讀取，為了安全已拒絕使用：\(path)（請執行 chmod 600，或重新登入）",
             "The credentials file can be read by others, so it was not used: \(path) (run chmod 600, or log in again).")
     }
 
-    static func badServerAddress(url: String) -> Phrase {
+    package static func badServerAddress(url: String) -> Phrase {
         Phrase("伺服器位址看不懂：\(TerminalText.quoted(url))（應為 postgres://使用者@主機/資料庫）",
             "Cannot understand the server address: \(TerminalText.quoted(url)) (expected postgres://user@host/database).")
     }
@@ -37,26 +37,26 @@ extension Phrase {
         Phrase("\(user) 的密碼：", "Password for \(user): ")
     }
 
-    static let consentRequired = Phrase("需要先同意這台伺服器的說明：請在終端機回答，或加上 --accept-consent",
+    package static let consentRequired = Phrase("需要先同意這台伺服器的說明：請在終端機回答，或加上 --accept-consent",
         "The server's terms must be accepted first: answer on a terminal, or add --accept-consent.")
 
     package static let consentAccept = Phrase("同意並開始同步嗎？[y/N] ", "Accept and start syncing? [y/N] ")
 
-    static let otherAccount = Phrase("這本日記已和另一個帳號同步過；要換帳號請先執行 diary-sync logout --wipe-local",
+    package static let otherAccount = Phrase("這本日記已和另一個帳號同步過；要換帳號請先執行 diary-sync logout --wipe-local",
         "This diary already syncs with another account; to switch, run diary-sync logout --wipe-local first.")
 
-    static func badUserName(name: String) -> Phrase {
+    package static func badUserName(name: String) -> Phrase {
         Phrase("帳號名稱只能用小寫英文字母、數字和底線，且以字母開頭：\(TerminalText.quoted(name))",
             "A user name may only hold lowercase letters, digits and underscores, starting with a letter: \(TerminalText.quoted(name))")
     }
 
-    static func userExists(name: String) -> Phrase {
+    package static func userExists(name: String) -> Phrase {
         Phrase("伺服器上已經有這個帳號：\(name)", "That login already exists on the server: \(name)")
     }
 
     package static let notConfirmed = Phrase("沒有確認，什麼都沒有改變", "Not confirmed; nothing was changed.")
 
-    static let foreignAuth = Phrase("這台伺服器的帳號由平台自己的登入系統管理（例如 Supabase Auth），不能用 user-add 建立",
+    package static let foreignAuth = Phrase("這台伺服器的帳號由平台自己的登入系統管理（例如 Supabase Auth），不能用 user-add 建立",
         "This server's accounts belong to its platform's own sign-in (such as Supabase Auth); user-add cannot create them.")
 
     package static func synced(sent: Int, received: Int, conflicts: Int, mediaSent: Int, mediaFetched: Int, mediaWaiting: Int) -> Phrase {
@@ -145,11 +145,11 @@ extension Phrase {
             "Your media space on the server is used up: the pages are synced, and \(waiting) media file\(waiting == 1 ? "" : "s") stay\(waiting == 1 ? "s" : "") on this device until the server's operator raises the limit; \(waiting == 1 ? "it goes" : "they go") up by \(waiting == 1 ? "itself" : "themselves") then.")
     }
 
-    static func noSuchAccount(name: String) -> Phrase {
+    package static func noSuchAccount(name: String) -> Phrase {
         Phrase("伺服器上沒有這個帳號：\(TerminalText.quoted(name))", "No such login on the server: \(TerminalText.quoted(name))")
     }
 
-    static func badSize(text: String) -> Phrase {
+    package static func badSize(text: String) -> Phrase {
         Phrase("看不懂這個大小：\(TerminalText.quoted(text))（例如 500M、2G，或 none 表示不限）",
             "Cannot understand this size: \(TerminalText.quoted(text)) (e.g. 500M, 2G, or none for no limit).")
     }
@@ -170,7 +170,7 @@ extension Phrase {
 
 // Signing up and logging in through a Supabase project (F-017).
 extension Phrase {
-    static func authRefused(_ refusal: AuthRefusal) -> Phrase {
+    package static func authRefused(_ refusal: AuthRefusal) -> Phrase {
         switch refusal {
         case .wrongPassword: return Phrase("電子郵件或密碼不對", "Wrong email or password.")
         case let .emailNotConfirmed(email):
@@ -193,10 +193,10 @@ extension Phrase {
         }
     }
 
-    static let anonKeyNeeded = Phrase("需要專案的 anon key：用 --anon-key 或環境變數 SUPABASE_ANON_KEY 提供",
+    package static let anonKeyNeeded = Phrase("需要專案的 anon key：用 --anon-key 或環境變數 SUPABASE_ANON_KEY 提供",
         "The project's anon key is needed: give it with --anon-key or SUPABASE_ANON_KEY.")
 
-    static let schemaNotExposed = Phrase("伺服器的 API 還沒有開放 diary：請管理者在 Supabase 的 API 設定把 diary 加進 Exposed schemas",
+    package static let schemaNotExposed = Phrase("伺服器的 API 還沒有開放 diary：請管理者在 Supabase 的 API 設定把 diary 加進 Exposed schemas",
         "The server's API does not expose diary yet: its operator should add diary to Exposed schemas in Supabase's API settings.")
 
     package static func confirmationSent(email: String) -> Phrase {

@@ -30,13 +30,13 @@ package struct SupabaseProject: Sendable, Equatable {
     // MARK: HTTP
 
     /// One answer from the project's APIs.
-    struct Reply: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: ByteBuffer
+    package struct Reply: Sendable {
+        package var status: Int
+        package var headers: HTTPHeaders
+        package var body: ByteBuffer
 
         /// Reads a response's body, at most `limit` bytes.
-        init(_ response: HTTPClientResponse, upTo limit: Int) async throws {
+        package init(_ response: HTTPClientResponse, upTo limit: Int) async throws {
             do {
                 body = try await response.body.collect(upTo: limit)
             } catch {
@@ -46,36 +46,36 @@ package struct SupabaseProject: Sendable, Equatable {
             headers = response.headers
         }
 
-        init(status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        package init(status: Int, headers: HTTPHeaders, body: ByteBuffer) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
-        var json: JSON? { JSON.parse(Data(body.readableBytesView)) }
-        var ok: Bool { (200..<300).contains(status) }
+        package var json: JSON? { JSON.parse(Data(body.readableBytesView)) }
+        package var ok: Bool { (200..<300).contains(status) }
 
         /// The error code of a failed answer, whichever API gave it: Auth's `error_code` (or
         /// older `error`), PostgREST's `code`, Storage's `error`/`statusCode`.
-        var errorCode: String? {
+        package var errorCode: String? {
             guard let json else { return nil }
             return json["error_code"]?.stringValue ?? json["code"]?.stringValue ?? json["error"]?.stringValue
         }
     }
 
     /// Longest a request may take: a pull page or a 6 MiB upload chunk on a slow line.
-    static let timeout: TimeAmount = .seconds(60)
+    package static let timeout: TimeAmount = .seconds(60)
     /// Largest answer read into memory (downloads stream instead).
-    static let largestAnswer = 64 << 20
+    package static let largestAnswer = 64 << 20
 
     /// Sends one request with the anon key and, when given, the person's token as the bearer.
-    func send(_ method: HTTPMethod, _ path: String, bearer: String?, headers: [(String, String)] = [],
+    package func send(_ method: HTTPMethod, _ path: String, bearer: String?, headers: [(String, String)] = [],
               body: ByteBuffer? = nil) async throws -> Reply {
         try await Reply(try await start(method, path, bearer: bearer, headers: headers, body: body), upTo: Self.largestAnswer)
     }
 
     /// Sends one request and hands back the response with its body still to be read.
-    func start(_ method: HTTPMethod, _ path: String, bearer: String?, headers: [(String, String)] = [],
+    package func start(_ method: HTTPMethod, _ path: String, bearer: String?, headers: [(String, String)] = [],
                body: ByteBuffer? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : url + path)
         request.method = method
@@ -97,7 +97,7 @@ package struct SupabaseProject: Sendable, Equatable {
         }
     }
 
-    static func body(_ json: JSON) -> ByteBuffer { ByteBuffer(string: json.serialized) }
+    package static func body(_ json: JSON) -> ByteBuffer { ByteBuffer(string: json.serialized) }
 
     // MARK: Auth (/auth/v1)
 
@@ -141,7 +141,7 @@ package struct SupabaseProject: Sendable, Equatable {
 
     /// `POST /auth/v1/token?grant_type=refresh_token`: a new access token for the session's
     /// refresh token, which is spent doing so (the answer carries the next one).
-    func refresh(_ session: SupabaseSession) async throws -> SupabaseSession {
+    package func refresh(_ session: SupabaseSession) async throws -> SupabaseSession {
         do {
             return try await token("refresh_token", .object([("refresh_token", .string(session.refreshToken))]), email: session.email).0
         } catch SyncError.auth(.wrongPassword) {
@@ -153,7 +153,7 @@ package struct SupabaseProject: Sendable, Equatable {
     /// `POST /auth/v1/logout?scope=local`: ends this device's session on the server (its
     /// refresh tokens stop working). Auth's default scope, global, would log out every other
     /// device of the person too.
-    func logOut(_ session: SupabaseSession) async throws {
+    package func logOut(_ session: SupabaseSession) async throws {
         let reply = try await send(.POST, "/auth/v1/logout?scope=local", bearer: session.accessToken)
         // An expired or already ended session is as logged out as it gets.
         guard reply.ok || [401, 403, 404].contains(reply.status) else { throw Self.authRefusal(reply, email: session.email) }
@@ -181,7 +181,7 @@ package struct SupabaseProject: Sendable, Equatable {
 
     /// What a refused Auth request means for the person (Auth's error codes, or its older
     /// `error` field where it has none).
-    static func authRefusal(_ reply: Reply, email: String) -> SyncError {
+    package static func authRefusal(_ reply: Reply, email: String) -> SyncError {
         if reply.status == 429 { return .auth(.tooManyRequests) }
         if reply.status >= 500 { return .offline }
         switch reply.errorCode ?? "" {
@@ -208,3 +208,29 @@ private let supabaseHTTP: HTTPClient = {
     configuration.connectionPool.retryConnectionEstablishment = false
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
+
+extension SupabaseProject {
+    /// PostgREST says 401 for an expired or unusable JWT; Storage says 400 (or 403) with the
+    /// JWT library's complaint in its message (`"exp" claim timestamp check failed`,
+    /// `jwt expired`).
+    package static func tokenRefused(status: Int, message: String?) -> Bool {
+        if status == 401 { return true }
+        guard [400, 403].contains(status), let message = message?.lowercased() else { return false }
+        return message.contains("\"exp\" claim") || (message.contains("jwt") && (message.contains("expired") || message.contains("invalid")))
+    }
+
+    /// What a refused REST or Storage request means for the person. Storage puts the HTTP
+    /// status it means in the body's `statusCode`.
+    package static func refusal(_ reply: Reply) -> SyncError {
+        let code = reply.errorCode ?? ""
+        let meant = reply.json?["statusCode"]?.stringValue.flatMap(Int.init) ?? reply.status
+        switch (code, meant) {
+        case ("IB001", _), (_, 413): return .mediaSpaceFull(waiting: 0)
+        case ("PGRST106", _): return .schemaNotExposed
+        case ("PGRST202", _), ("42883", _), ("42P01", _), ("3F000", _): return .serverNotReady
+        case ("42501", _), (_, 401), (_, 403): return .permissionDenied
+        case (_, 408), (_, 429), (_, 500...): return .offline
+        default: return .serverState(code.isEmpty ? "http \(reply.status)" : code)
+        }
+    }
+}

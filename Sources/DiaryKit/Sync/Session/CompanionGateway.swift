@@ -10,7 +10,7 @@ package struct CompanionGateway: Sendable {
     package let model: String
     /// The account has premium (F-024): no limits, and requests say so.
     package let premium: Bool
-    let tokens: SupabaseTokens
+    package let tokens: SupabaseTokens
 
     /// The gateway, when this device is signed in through Supabase and its server names one;
     /// a Postgres login has no session token to send, so it keeps its own companions.
@@ -38,7 +38,7 @@ extension CompanionGateway: UsageCounter {
         }
         let answer: JSON
         do {
-            answer = try await SupabaseServer(tokens).rpc("use_companion", arguments.serialized)
+            answer = try await tokens.rpc("use_companion", arguments.serialized)
         } catch let error as SyncError where error == .auth(.sessionEnded) || error == .notLoggedIn {
             throw error
         } catch is CancellationError {

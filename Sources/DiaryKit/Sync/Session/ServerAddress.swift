@@ -4,7 +4,7 @@ import Foundation
 /// Where the sync server is: a `postgres://user[:password]@host[:port]/database?sslmode=…`
 /// URL taken apart. The password, if the URL had one, is kept apart and never printed.
 package struct ServerAddress: Sendable, Equatable {
-    enum TLSMode: String, Sendable {
+    package enum TLSMode: String, Sendable {
         case disable, prefer, require
         /// `verify-ca`: the certificate must chain to a trusted authority.
         case verifyCA = "verify-ca"
@@ -16,7 +16,7 @@ package struct ServerAddress: Sendable, Equatable {
     package var port: Int
     package var user: String
     package var database: String
-    var tls: TLSMode
+    package var tls: TLSMode
     /// The password written in the URL, if any (scripts only; better given on stdin).
     package var password: String?
 
