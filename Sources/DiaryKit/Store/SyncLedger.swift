@@ -226,30 +226,24 @@ extension DiaryStore {
         }
     }
 
-    /// Caches the companion provider chosen on the server (D-011) where `diary-chat` reads
-    /// it; a server's choice, so it is not queued back up.
-    package func cacheServerProvider(_ name: String?) throws {
+    /// Caches what a pull says of the server's companion choices in one transaction: the
+    /// provider chosen on the server (D-011), where `diary-chat` reads it and which is not
+    /// queued back up; the operator's gateway (F-015) and the person's premium (F-024), as
+    /// settings of this device, since they belong to the login, not the diary. Each is
+    /// written only when it changed.
+    package func cacheServerConfig(provider: String?, gateway: String?, premium: Bool) throws {
         try write { db in
-            guard let name else {
+            let stored = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'companion.provider'"))
+            if provider == nil, stored != nil {
                 try db.cachedStatement(sql: "DELETE FROM setting WHERE key = 'companion.provider'").execute()
-                return
+            } else if let provider, stored != provider {
+                let hlc = try tick(db)
+                try db.cachedStatement(sql: """
+                    INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES ('companion.provider', ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
+                    """).execute(arguments: [provider, deviceId, hlc, Timestamps.millis(Date())])
             }
-            if try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'companion.provider'")) == name { return }
-            let hlc = try tick(db)
-            try db.cachedStatement(sql: """
-                INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES ('companion.provider', ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
-                """).execute(arguments: [name, deviceId, hlc, Timestamps.millis(Date())])
-        }
-    }
-
-    /// Caches what the server says of the operator's companion gateway (F-015) and of the
-    /// person's premium (F-024) as settings of this device: they belong to the login, not the
-    /// diary, so they never sync nor go into a backup. Written only when they change.
-    package func cacheServerGateway(_ gateway: String?, premium: Bool) throws {
-        let wanted = [Self.serverGatewayKey: gateway, Self.serverPremiumKey: premium ? "true" : nil]
-        try write { db in
-            for (key, value) in wanted {
+            for (key, value) in [Self.serverGatewayKey: gateway, Self.serverPremiumKey: premium ? "true" : nil] {
                 let stored = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"), arguments: [key])
                 guard stored != value else { continue }
                 if let value {

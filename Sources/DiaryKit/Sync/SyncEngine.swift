@@ -172,8 +172,8 @@ package struct SyncEngine: Sendable {
         let device = store.deviceId
         // Rows this device's own pushes left exactly as they are are not sent back to it.
         var answer = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
-        try store.cacheServerProvider(answer["config"]?["provider"]?.stringValue)
-        try store.cacheServerGateway(answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
+        try store.cacheServerConfig(provider: answer["config"]?["provider"]?.stringValue,
+                                    gateway: answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
         while true {
             guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
                 throw SyncError.serverState("pull")
