@@ -347,7 +347,7 @@ extension DiaryStore {
     }
 
     // Counts are kept up to date here so that listing tag tiles never groups every row.
-    private func adjustTagCounts(_ db: Database, tagIds: [String], by delta: Int) throws {
+    func adjustTagCounts(_ db: Database, tagIds: [String], by delta: Int) throws {
         for tagId in tagIds {
             try db.cachedStatement(sql: "UPDATE tag SET entry_count = max(0, entry_count + ?) WHERE id = ?").execute(arguments: [delta, tagId])
         }

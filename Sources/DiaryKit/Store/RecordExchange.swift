@@ -124,46 +124,46 @@ extension DiaryStore {
     }
 
     package static func record(_ db: Database, id: String) throws -> EntryRecord? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM entry WHERE id = ?"), arguments: [id]) else { return nil }
-        let media = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM media WHERE entry_id = ? ORDER BY position, id"),
-                                     arguments: [id]).map { row in
+        guard var record = try db.cachedStatement(sql: "SELECT * FROM entry WHERE id = ?").decodeFirst([id], { row in
+            func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
+            return EntryRecord(
+                id: id, clock: clock(row), status: EntryStatus(rawValue: row["status"]) ?? .draft, createdAt: time("created_at"),
+                updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
+                transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
+                context: ContextCoding.decode(row["context"]), persona: row["persona"], provider: row["provider"],
+                title: row["title"], summary: row["summary"],
+                summarizedAt: (row["summarized_at"] as Int64?).map(Timestamps.date(millis:)), lastError: row["last_error"],
+                digest: row["digest"], digestThrough: row["digest_through"],
+                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
+                trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
+                fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"],
+                reflection: Reflection.decode(row["reflection"]), media: [], lines: [], tagLinks: [])
+        }) else { return nil }
+        record.media = try db.cachedStatement(sql: "SELECT * FROM media WHERE entry_id = ? ORDER BY position, id").decodeAll([id]) { row in
             EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
                 kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
                 bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]),
                 anchor: row["anchor"])
         }
-        let lines = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY hlc, seq"),
-                                     arguments: [id]).map { row in
+        record.lines = try db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY hlc, seq").decodeAll([id]) { row in
             EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
                                               persona: row["persona"], provider: row["provider"], text: row["text"],
                                               createdAt: Timestamps.date(millis: row["created_at"])),
                              clock: clock(row))
         }
         // Removed tags travel too, as tombstones, so that add and remove resolve by clock.
-        let links = try Row.fetchAll(db.cachedStatement(sql: """
+        record.tagLinks = try db.cachedStatement(sql: """
             SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at, et.label
             FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1
             UNION ALL
             SELECT name, 0, removed_at, hlc, device_id, removed_at, NULL FROM tag_removal WHERE entry_id = ?1
             ORDER BY 2, 1
-            """), arguments: [id]).map { row in
+            """).decodeAll([id]) { row in
             EntryRecord.TagLink(name: row["name"], position: row["position"], createdAt: Timestamps.date(millis: row["created_at"]),
                                 clock: clock(row), label: row["label"])
         }
-        func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
-        return EntryRecord(
-            id: id, clock: clock(row), status: EntryStatus(rawValue: row["status"]) ?? .draft, createdAt: time("created_at"),
-            updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
-            transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
-            context: ContextCoding.decode(row["context"]), persona: row["persona"], provider: row["provider"],
-            title: row["title"], summary: row["summary"],
-            summarizedAt: (row["summarized_at"] as Int64?).map(Timestamps.date(millis:)), lastError: row["last_error"],
-            digest: row["digest"], digestThrough: row["digest_through"],
-            editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
-            trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
-            fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"],
-            reflection: Reflection.decode(row["reflection"]), media: media, lines: lines, tagLinks: links)
+        return record
     }
 }
 
@@ -173,7 +173,9 @@ private struct Merge {
     let db: Database
     let source: String
     var report = MergeReport()
-    var touchedTags: Set<String> = []
+    /// How many counted entries each tag gained or lost, written once at the end: recounting
+    /// every touched tag after each page read all its links again (a fifth of a big pull).
+    var tagCountChanges: [String: Int] = [:]
     /// Media rows this merge turned into tombstones; their files may be unused now.
     var deletedMedia: [MediaItem] = []
     var newest: HybridTimestamp?
@@ -181,6 +183,8 @@ private struct Merge {
     /// the index, SQLite asks it for a savepoint at every later statement, and FTS5 then writes
     /// out what it holds, a segment each time (most of a big pull's time).
     var reindexing: [String] = []
+    /// Tag ids by name, as found or made during this merge (a tag row is never removed here).
+    var tagIds: [String: String] = [:]
     /// The newest link each tag got, for its `last_used_at`.
     var lastUsed: [String: Int64] = [:]
 
@@ -200,6 +204,15 @@ private struct Merge {
 
     private static func millis(_ date: Date?) -> Int64? { date.map(Timestamps.millis) }
 
+    /// The tags an entry counts for (`tag.entry_count`): all of its tags while it is
+    /// neither a tombstone nor in the trash, as `recountTag` counts them.
+    private func countedTagIds(_ entryId: String) throws -> Set<String> {
+        Set(try String.fetchAll(db.cachedStatement(sql: """
+            SELECT et.tag_id FROM entry_tag et JOIN entry e ON e.id = et.entry_id
+            WHERE et.entry_id = ? AND e.deleted_at IS NULL AND e.trashed_at IS NULL
+            """), arguments: [entryId]))
+    }
+
     private mutating func saw(_ clock: RowClock) {
         let timestamp = clock.timestamp
         if newest.map({ $0 < timestamp }) ?? true { newest = timestamp }
@@ -208,7 +221,9 @@ private struct Merge {
     mutating func entry(_ incoming: EntryRecord) throws {
         saw(incoming.clock)
         var changed = false
-        if let local = try DiaryStore.record(db, id: incoming.id) {
+        let local = try DiaryStore.record(db, id: incoming.id)
+        let countedBefore = local == nil ? [] : try countedTagIds(incoming.id)
+        if let local {
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
         } else {
@@ -222,10 +237,9 @@ private struct Merge {
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             reindexing.append(incoming.id)
-            for tagId in try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"),
-                                             arguments: [incoming.id]) {
-                touchedTags.insert(tagId)
-            }
+            let countedAfter = try countedTagIds(incoming.id)
+            for tagId in countedAfter.subtracting(countedBefore) { tagCountChanges[tagId, default: 0] += 1 }
+            for tagId in countedBefore.subtracting(countedAfter) { tagCountChanges[tagId, default: 0] -= 1 }
         } else {
             report.unchanged += 1
         }
@@ -338,21 +352,23 @@ private struct Merge {
     private mutating func line(_ line: EntryRecord.Line, entryId: String) throws -> Bool {
         saw(line.clock)
         let message = line.message
-        if let local = try Row.fetchOne(db.cachedStatement(sql: "SELECT entry_id, hlc, deleted_at FROM message WHERE id = ?"),
-                                        arguments: [message.id]) {
-            guard local["entry_id"] as String == entryId else { throw StoreError.invalidRecord(entryId) }
+        // Most pulled messages are new here: the insert is tried first, and only a message
+        // already held is looked at.
+        try db.cachedStatement(sql: """
+            INSERT INTO message(id, entry_id, device_id, hlc, deleted_at, author, persona, provider, text, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
+            """).execute(arguments: [message.id, entryId, line.clock.deviceId, line.clock.hlc, Self.millis(line.clock.deletedAt),
+                                     message.author.rawValue, message.persona, message.provider, message.text,
+                                     Timestamps.millis(message.createdAt)])
+        if db.changesCount > 0 {
+            report.messagesAdded += 1
+        } else {
+            let local = try Row.fetchOne(db.cachedStatement(sql: "SELECT entry_id, deleted_at FROM message WHERE id = ?"), arguments: [message.id])
+            guard let local, local["entry_id"] as String == entryId else { throw StoreError.invalidRecord(entryId) }
             // Messages are append-only: the only later change a copy can carry is its deletion.
             guard line.clock.deletedAt != nil, local["deleted_at"] as Int64? == nil else { return false }
             try db.cachedStatement(sql: "UPDATE message SET deleted_at = ?, hlc = ?, device_id = ? WHERE id = ?")
                 .execute(arguments: [Self.millis(line.clock.deletedAt), line.clock.hlc, line.clock.deviceId, message.id])
-        } else {
-            try db.cachedStatement(sql: """
-                INSERT INTO message(id, entry_id, device_id, hlc, deleted_at, author, persona, provider, text, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [message.id, entryId, line.clock.deviceId, line.clock.hlc, Self.millis(line.clock.deletedAt),
-                                         message.author.rawValue, message.persona, message.provider, message.text,
-                                         Timestamps.millis(message.createdAt)])
-            report.messagesAdded += 1
         }
         try queue(table: "message", rowId: message.id, hlc: line.clock.hlc)
         return true
@@ -373,7 +389,6 @@ private struct Merge {
             let tagId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [link.name])
             if let tagId {
                 try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [entryId, tagId])
-                touchedTags.insert(tagId)
             }
             try db.cachedStatement(sql: """
                 INSERT INTO tag_removal(entry_id, name, device_id, hlc, removed_at) VALUES (?, ?, ?, ?, ?)
@@ -382,8 +397,8 @@ private struct Merge {
                 """).execute(arguments: [entryId, link.name, link.clock.deviceId, link.clock.hlc, Timestamps.millis(removedAt)])
             try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId ?? link.name)", op: "delete", hlc: link.clock.hlc)
         } else {
-            let tagId = try store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
-            touchedTags.insert(tagId)
+            let tagId = try tagIds[link.name] ?? store.tagId(db, name: link.name, hlc: link.clock.hlc, now: Timestamps.millis(link.createdAt))
+            tagIds[link.name] = tagId
             if local?["removal"] == 1 {
                 try db.cachedStatement(sql: "DELETE FROM tag_removal WHERE entry_id = ? AND name = ?").execute(arguments: [entryId, link.name])
             }
@@ -412,7 +427,6 @@ private struct Merge {
             let tagId: String = row["tag_id"]
             try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [incoming.id, tagId])
             try queue(table: "entry_tag", rowId: "\(incoming.id)/\(tagId)", op: "delete", hlc: incoming.clock.hlc)
-            touchedTags.insert(tagId)
             dropped = true
         }
         return dropped
@@ -493,7 +507,7 @@ private struct Merge {
     /// Recounts the tags the merge touched and moves this device's clock past every clock
     /// it took in, so that the next local edit is newer than anything merged.
     mutating func finish() throws {
-        for tagId in touchedTags { try store.recountTag(db, tagId: tagId) }
+        for (tagId, change) in tagCountChanges where change != 0 { try store.adjustTagCounts(db, tagIds: [tagId], by: change) }
         for (tagId, millis) in lastUsed {
             try db.cachedStatement(sql: "UPDATE tag SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?").execute(arguments: [millis, tagId])
         }

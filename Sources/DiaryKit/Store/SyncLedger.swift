@@ -61,15 +61,22 @@ extension DiaryStore {
             var seen: Set<String> = []
             var after: Int64 = 0
             while true {
-                let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT seq, table_name, row_id FROM outbox
-                    WHERE dead_at IS NULL AND seq > ? AND (? = 0 OR next_attempt_at IS NULL OR next_attempt_at <= ?)
-                    ORDER BY seq LIMIT 500
-                    """), arguments: [after, dueOnly ? 1 : 0, Timestamps.millis(now)])
+                // A message or media row belongs to its entry, looked up here in the same pass.
+                let rows = try db.cachedStatement(sql: """
+                    SELECT o.seq, o.table_name, o.row_id,
+                           CASE o.table_name WHEN 'message' THEN (SELECT entry_id FROM message WHERE id = o.row_id)
+                                             WHEN 'media' THEN (SELECT entry_id FROM media WHERE id = o.row_id) END
+                    FROM outbox o
+                    WHERE o.dead_at IS NULL AND o.seq > ? AND (? = 0 OR o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+                    ORDER BY o.seq LIMIT 500
+                    """).decodeAll([after, dueOnly ? 1 : 0, Timestamps.millis(now)]) { row in
+                    (seq: row[0] as Int64, table: row[1] as String, rowId: row[2] as String, owner: row[3] as String?)
+                }
                 if rows.isEmpty { return }
                 for row in rows {
-                    after = row["seq"]
-                    guard !excluding.contains(after), let unit = try Self.unit(db, table: row["table_name"], rowId: row["row_id"]), seen.insert(unit.name).inserted,
+                    after = row.seq
+                    guard !excluding.contains(after), let unit = Self.unit(table: row.table, rowId: row.rowId, owner: row.owner),
+                          seen.insert(unit.name).inserted,
                           let record = try unit.record(db) else { continue }
                     let change = QueuedChange(record: record, outboxSeqs: try unit.outboxSeqs(db), entryId: unit.entryId)
                     guard try take(change) else { return }
@@ -326,13 +333,15 @@ extension DiaryStore {
         }
     }
 
-    private static func unit(_ db: Database, table: String, rowId: String) throws -> Unit? {
+    /// `owner`: the entry of a message or media row (nil when the row is gone).
+    private static func unit(table: String, rowId: String, owner: String?) -> Unit? {
         switch table {
         case "entry": return Unit(name: "entry:" + rowId, entryId: rowId)
-        case "entry_tag": return Unit(name: "entry:" + String(rowId.prefix { $0 != "/" }), entryId: String(rowId.prefix { $0 != "/" }))
-        case "media", "message":
-            let entryId = try String.fetchOne(db.cachedStatement(sql: "SELECT entry_id FROM \(table) WHERE id = ?"), arguments: [rowId])
-            return entryId.map { Unit(name: "entry:" + $0, entryId: $0) }
+        case "entry_tag":
+            // "entry id/tag id": cut at the byte, not by characters (every link of a push passes here).
+            let entryId = rowId.utf8.firstIndex(of: UInt8(ascii: "/")).map { String(rowId[..<$0]) } ?? rowId
+            return Unit(name: "entry:" + entryId, entryId: entryId)
+        case "media", "message": return owner.map { Unit(name: "entry:" + $0, entryId: $0) }
         case "setting": return Unit(name: "setting:" + rowId, settingKey: rowId)
         default: return nil
         }

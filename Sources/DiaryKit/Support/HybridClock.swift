@@ -14,9 +14,35 @@ public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConv
 
     /// Parses the text form; nil when malformed.
     public init?(_ text: String) {
+        // Every pulled row carries a clock: read the usual form by its bytes, anything else
+        // the general way.
+        if let quick = Self.digitsDotDigitsDotRest(text) {
+            self = quick
+            return
+        }
         let parts = text.split(separator: ".", maxSplits: 2).map(String.init)
         guard parts.count == 3, let wall = Int64(parts[0]), let counter = Int(parts[1]) else { return nil }
         self.init(wallMillis: wall, counter: counter, device: parts[2])
+    }
+
+    private static func digitsDotDigitsDotRest(_ text: String) -> HybridTimestamp? {
+        let utf8 = text.utf8
+        return utf8.withContiguousStorageIfAvailable { bytes -> HybridTimestamp? in
+            var index = 0
+            func number(limit: Int) -> Int64? {
+                let start = index
+                var value: Int64 = 0
+                while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < limit {
+                    value = value * 10 + Int64(bytes[index] - 0x30)
+                    index += 1
+                }
+                guard index > start, index < bytes.count, bytes[index] == 0x2E else { return nil }
+                index += 1
+                return value
+            }
+            guard let wall = number(limit: 18), let counter = number(limit: 18), index < bytes.count else { return nil }
+            return HybridTimestamp(wallMillis: wall, counter: Int(counter), device: String(decoding: bytes[index...], as: UTF8.self))
+        } ?? nil
     }
 
     // Fixed widths keep text order equal to clock order, so SQL can compare them as strings.

@@ -17,10 +17,26 @@ public enum TagName {
     }
 
     private static func tidied(_ raw: String) -> String? {
+        // Nearly every tag is tidy already: a word of printable ASCII or CJK ideographs, which
+        // the folding below leaves as it is (a pull reads thousands of tags; the general way
+        // costs tens of thousands of instructions each).
+        if let first = raw.unicodeScalars.first, first != "#", raw.unicodeScalars.allSatisfy(isTidyAsWritten) { return raw }
         var text = raw.precomposedStringWithCompatibilityMapping
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\"'「」『』")))
+        text = text.trimmingCharacters(in: trimmed)
         while text.hasPrefix("#") { text.removeFirst() }
         let joined = text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
         return joined.isEmpty ? nil : joined
+    }
+
+    private static let trimmed = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\"'「」『』"))
+
+    /// Printable ASCII but space and quotes, or a CJK unified ideograph (U+4E00–U+9FFF):
+    /// compatibility folding keeps each as it is, and none is trimmed or splits words.
+    private static func isTidyAsWritten(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x22, 0x27: false
+        case 0x21...0x7E, 0x4E00...0x9FFF: true
+        default: false
+        }
     }
 }

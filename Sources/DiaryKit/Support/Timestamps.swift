@@ -4,10 +4,7 @@ import Foundation
 public enum Timestamps {
     /// `2026-11-21T17:40:03+08:00` for the moment in the zone.
     public static func rfc3339(_ date: Date, zone: TimeZone) -> String {
-        let time = CivilTime(date, zone: zone)
-        let magnitude = abs(time.offsetSeconds) / 60
-        return "\(time.day)T\(pad(time.hour)):\(pad(time.minute)):\(pad(time.second))"
-            + "\(time.offsetSeconds < 0 ? "-" : "+")\(pad(magnitude / 60)):\(pad(magnitude % 60))"
+        written(CivilTime(date, zone: zone), millis: nil)
     }
 
     /// `2026-11-21T17:40:03.120+08:00`: exact to the millisecond, the precision times are stored in.
@@ -15,10 +12,48 @@ public enum Timestamps {
         let millis = millis(date)
         let (seconds, fraction) = millis.quotientAndRemainder(dividingBy: 1000)
         let (whole, milli) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
-        let text = rfc3339(Date(timeIntervalSince1970: Double(whole)), zone: zone)
-        let digits = String(milli)
-        let split = text.index(text.startIndex, offsetBy: 19)
-        return text[..<split] + "." + String(repeating: "0", count: 3 - digits.count) + digits + text[split...]
+        return written(CivilTime(Date(timeIntervalSince1970: Double(whole)), zone: zone), millis: Int(milli))
+    }
+
+    /// A civil time as RFC 3339 text, put together byte by byte: a record sent to the sync
+    /// server carries a score of times, and joining a dozen small strings for each was a
+    /// tenth of writing it.
+    private static func written(_ time: CivilTime, millis: Int?) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        func put(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        if (0...9999).contains(time.year) {
+            put(time.year, digits: 4)
+            bytes.append(UInt8(ascii: "-"))
+            put(time.month, digits: 2)
+            bytes.append(UInt8(ascii: "-"))
+            put(time.dayOfMonth, digits: 2)
+        } else {
+            bytes.append(contentsOf: time.day.utf8)
+        }
+        bytes.append(UInt8(ascii: "T"))
+        put(time.hour, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(time.minute, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(time.second, digits: 2)
+        if let millis {
+            bytes.append(UInt8(ascii: "."))
+            put(millis, digits: 3)
+        }
+        let magnitude = abs(time.offsetSeconds) / 60
+        bytes.append(UInt8(ascii: time.offsetSeconds < 0 ? "-" : "+"))
+        put(magnitude / 60, digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(magnitude % 60, digits: 2)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` by arithmetic (archives hold many of

@@ -171,46 +171,29 @@ package struct SyncEngine: Sendable {
         var cursor = try store.pullCursor()
         let device = store.deviceId
         // Rows this device's own pushes left exactly as they are are not sent back to it.
-        var answer = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
-        try store.cacheServerConfig(provider: answer["config"]?["provider"]?.stringValue,
-                                    gateway: answer["config"]?["gateway"].map(\.serialized), premium: answer["premium"] == .bool(true))
+        let first = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
+        try store.cacheServerConfig(provider: first["config"]?["provider"]?.stringValue,
+                                    gateway: first["config"]?["gateway"].map(\.serialized), premium: first["premium"] == .bool(true))
+        var page = try PulledPage(first)
         while true {
-            guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
-                throw SyncError.serverState("pull")
-            }
-            // The next page is asked for (and read) while this one is merged: the server and
-            // the parsing work on one core while the diary is written on the other.
-            let ahead = answer["more"] == .bool(true)
-                ? Task { try await server.pull(after: next, limit: Self.pullPage, device: device) } : nil
+            // The next page is asked for, read and decoded while this one is merged: the
+            // server and the parsing work on one core while the diary is written on the other.
+            let ahead = page.more
+                ? Task { [next = page.next] in try PulledPage(await server.pull(after: next, limit: Self.pullPage, device: device)) } : nil
             defer { ahead?.cancel() }
-            var records: [EntryRecord] = []
-            var settings: [SettingRecord] = []
-            var rejects: [(record: String, problem: String)] = []
-            for item in items {
-                guard let record = item["record"] else { throw SyncError.serverState("pull item") }
-                do {
-                    if record["kind"]?.stringValue == "setting" {
-                        settings.append(try SettingRecord(syncJSON: record))
-                    } else {
-                        records.append(try EntryRecord(json: record))
-                    }
-                } catch let error as RecordDecodingError {
-                    // One record nobody can read must not stop every later sync: kept aside, the cursor moves on.
-                    rejects.append((record.serialized, error.field))
-                }
-            }
-            report.rejected += rejects.count
-            if !items.isEmpty || next != cursor {
-                let merged = try store.applyPulled(records: records, settings: settings, rejects: rejects, cursor: next, userId: userId)
+            report.rejected += page.rejects.count
+            if !page.isEmpty || page.next != cursor {
+                let merged = try store.applyPulled(records: page.records, settings: page.settings, rejects: page.rejects,
+                                                   cursor: page.next, userId: userId)
                 // What changed here: this device's own changes coming back count for nothing.
-                report.pulled += records.count - merged.unchanged
+                report.pulled += page.records.count - merged.unchanged
                 report.settingsPulled += merged.settingsChanged
                 report.conflictsKept += merged.conflictsKept
                 MediaIntake.remove(merged.unusedMedia, paths: store.paths)
             }
-            cursor = next
+            cursor = page.next
             guard let ahead else { return }
-            answer = try await ahead.value
+            page = try await ahead.value
         }
     }
 
@@ -339,5 +322,38 @@ enum FaultPoint {
     static func pause(_ point: String) async {
         guard let setting, setting.name == point else { return }
         try? await Task.sleep(for: .seconds(setting.seconds))
+    }
+}
+
+/// One page of `diary.pull`'s answer, decoded: the records, and where the next page starts.
+private struct PulledPage: Sendable {
+    var records: [EntryRecord] = []
+    var settings: [SettingRecord] = []
+    /// Records nobody can read, kept aside with what was wrong, so they do not stop every later sync.
+    var rejects: [(record: String, problem: String)] = []
+    /// The cursor after this page.
+    var next: Int64
+    /// Whether the server holds more after it.
+    var more: Bool
+    var isEmpty: Bool { records.isEmpty && settings.isEmpty && rejects.isEmpty }
+
+    init(_ answer: JSON) throws {
+        guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
+            throw SyncError.serverState("pull")
+        }
+        self.next = next
+        more = answer["more"] == .bool(true)
+        for item in items {
+            guard let record = item["record"] else { throw SyncError.serverState("pull item") }
+            do {
+                if record["kind"]?.stringValue == "setting" {
+                    settings.append(try SettingRecord(syncJSON: record))
+                } else {
+                    records.append(try EntryRecord(json: record))
+                }
+            } catch let error as RecordDecodingError {
+                rejects.append((record.serialized, error.field))
+            }
+        }
     }
 }

@@ -249,6 +249,24 @@ import Testing
         #expect(TagName.normalize("#Travel  Notes") == "travel notes")
         #expect(TagName.normalize("ｔｒａｖｅｌ") == "travel")
         #expect(TagName.normalize("   ") == nil)
+        // Tags already tidy (ASCII words, CJK ideographs) take a short way; it must agree.
+        #expect(TagName.normalize("Pizza") == "pizza" && TagName.label("Pizza") == "Pizza")
+        #expect(TagName.normalize("旅行") == "旅行" && TagName.label("旅行") == nil)
+        #expect(TagName.normalize("#旅行") == "旅行" && TagName.normalize("C#") == "c#")
+        #expect(TagName.normalize("\"quoted\"") == "quoted" && TagName.normalize("it's") == "it's")
+        #expect(TagName.normalize(String(repeating: "長", count: 40)) == String(repeating: "長", count: 32))
+        #expect(TagName.normalize("咖啡ｃｏｆｆｅｅ") == "咖啡coffee")
+    }
+
+    @Test func hybridClocksReadTheirTextForm() {
+        let clock = HybridTimestamp("001763000000000.000042.device.with.dots")
+        #expect(clock == HybridTimestamp(wallMillis: 1_763_000_000_000, counter: 42, device: "device.with.dots"))
+        #expect(HybridTimestamp("5.6.d") == HybridTimestamp(wallMillis: 5, counter: 6, device: "d"))
+        #expect(HybridTimestamp("+5.6.d") == HybridTimestamp(wallMillis: 5, counter: 6, device: "d"))
+        for broken in ["", "5", "5.6", "5.6.", "a.6.d", "5.b.d", "99999999999999999999.1.d"] {
+            #expect(HybridTimestamp(broken) == nil, "\(broken)")
+        }
+        #expect(HybridTimestamp(clock!.description) == clock)
     }
 
     @Test func wallClockArithmeticAgreesWithTheCalendar() {
@@ -277,6 +295,12 @@ import Testing
         #expect(Timestamps.rfc3339(date, zone: TimeZone(identifier: "Asia/Taipei")!) == "2026-11-21T17:40:00+08:00")
         #expect(Timestamps.rfc3339(date, zone: TimeZone(identifier: "America/New_York")!) == "2026-11-21T04:40:00-05:00")
         #expect(Timestamps.localDate(moment("2026-01-01 00:30"), zone: TimeZone(identifier: "UTC")!) == "2025-12-31")
+        let precise = date.addingTimeInterval(3.12)
+        #expect(Timestamps.rfc3339Millis(precise, zone: TimeZone(identifier: "Asia/Kathmandu")!) == "2026-11-21T15:25:03.120+05:45")
+        #expect(Timestamps.rfc3339Millis(precise, zone: TimeZone(identifier: "UTC")!) == "2026-11-21T09:40:03.120+00:00")
+        #expect(Timestamps.rfc3339Millis(Date(timeIntervalSince1970: -0.001), zone: TimeZone(identifier: "UTC")!) == "1969-12-31T23:59:59.999+00:00")
+        #expect(Timestamps.parseRFC3339(Timestamps.rfc3339Millis(precise, zone: TimeZone(identifier: "America/St_Johns")!))
+            .map(Timestamps.millis) == Timestamps.millis(precise))
         #expect(Timestamps.parse("2026-11-21T09:40:00Z", zone: .current) == date)
         #expect(Timestamps.parse("2026-02-30", zone: .current) == nil)
     }
