@@ -33,23 +33,24 @@ extension DiaryStore {
     /// One entry, with its conversation when `includeMessages`.
     public func entry(id: String, includeMessages: Bool = false) throws -> Entry {
         try read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "\(Self.entrySelect) WHERE e.id = ? AND e.deleted_at IS NULL"), arguments: [id]) else {
+            guard let fields = try db.cachedStatement(sql: "\(Self.entrySelect) WHERE e.id = ? AND e.deleted_at IS NULL")
+                .decodeFirst([id], Self.entryFields) else {
                 throw StoreError.entryNotFound(id)
             }
-            return try assemble(db, rows: [row], includeMessages: includeMessages)[0]
+            return try assemble(db, [fields], includeMessages: includeMessages)[0]
         }
     }
 
     /// The saved pages a provider wrote (`offline` for the embedded companion), outside the trash.
     public func pages(writtenBy provider: String) throws -> [Entry] {
         try read { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            let pages = try db.cachedStatement(sql: """
                 \(Self.entrySelect) WHERE e.provider = ? AND e.status = 'saved' AND e.deleted_at IS NULL AND e.trashed_at IS NULL
                 ORDER BY e.moment_key
-                """), arguments: [provider])
+                """).decodeAll([provider], Self.entryFields)
             // In slices, so a diary of any size stays within SQLite's limit on bound values.
-            return try stride(from: 0, to: rows.count, by: 500).flatMap { start in
-                try assemble(db, rows: Array(rows[start..<min(start + 500, rows.count)]), includeMessages: false)
+            return try stride(from: 0, to: pages.count, by: 500).flatMap { start in
+                try assemble(db, Array(pages[start..<min(start + 500, pages.count)]), includeMessages: false)
             }
         }
     }
@@ -119,40 +120,51 @@ extension DiaryStore {
 
     private static let entrySelect = "SELECT \(entryColumns) FROM entry e"
 
-    func assemble(_ db: Database, rows: [Row], includeMessages: Bool) throws -> [Entry] {
-        let ids: [String] = rows.map { $0["id"] }
+    /// An entry's own fields from a row selected with `entryColumns`, read while the statement
+    /// stands on it; `assemble` adds its tags, media and conversation.
+    static func entryFields(_ row: Row) -> Entry {
+        Entry(
+            id: row["id"],
+            status: EntryStatus(rawValue: row["status"]) ?? .draft,
+            createdAt: Timestamps.date(millis: row["created_at"]),
+            updatedAt: Timestamps.date(millis: row["updated_at"]),
+            occurredAt: Timestamps.date(millis: row["occurred_at"]),
+            timeZone: row["time_zone"],
+            note: row["note"],
+            transcript: row["transcript"],
+            analysis: row["analysis"],
+            context: ContextCoding.decode(row["context"]),
+            persona: row["persona"],
+            provider: row["provider"],
+            title: row["title"],
+            summary: row["summary"],
+            tags: [],
+            media: [],
+            messageCount: row["message_count"],
+            messages: nil,
+            syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
+            syncError: row["sync_error"],
+            lastError: row["last_error"],
+            digest: row["digest"],
+            digestThrough: row["digest_through"],
+            starred: row["starred"],
+            trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)),
+            editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)),
+            reflection: Reflection.decode(row["reflection"]))
+    }
+
+    /// Entries read by `entryFields` with their tags and media (and conversation, when
+    /// `includeMessages`), each kind fetched once for all of them.
+    func assemble(_ db: Database, _ entries: [Entry], includeMessages: Bool) throws -> [Entry] {
+        let ids = entries.map(\.id)
         let media = try mediaItems(db, entryIds: ids)
         let tags = try tagNames(db, entryIds: ids)
-        return try rows.map { row in
-            let id: String = row["id"]
-            return Entry(
-                id: id,
-                status: EntryStatus(rawValue: row["status"]) ?? .draft,
-                createdAt: Timestamps.date(millis: row["created_at"]),
-                updatedAt: Timestamps.date(millis: row["updated_at"]),
-                occurredAt: Timestamps.date(millis: row["occurred_at"]),
-                timeZone: row["time_zone"],
-                note: row["note"],
-                transcript: row["transcript"],
-                analysis: row["analysis"],
-                context: ContextCoding.decode(row["context"]),
-                persona: row["persona"],
-                provider: row["provider"],
-                title: row["title"],
-                summary: row["summary"],
-                tags: tags[id] ?? [],
-                media: media[id] ?? [],
-                messageCount: row["message_count"],
-                messages: includeMessages ? try messages(db, entryId: id) : nil,
-                syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
-                syncError: row["sync_error"],
-                lastError: row["last_error"],
-                digest: row["digest"],
-                digestThrough: row["digest_through"],
-                starred: row["starred"],
-                trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)),
-                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)),
-                reflection: Reflection.decode(row["reflection"]))
+        return try entries.map { fields in
+            var entry = fields
+            entry.tags = tags[entry.id] ?? []
+            entry.media = media[entry.id] ?? []
+            if includeMessages { entry.messages = try messages(db, entryId: entry.id) }
+            return entry
         }
     }
 
@@ -160,15 +172,16 @@ extension DiaryStore {
         guard !entryIds.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
         var result: [String: [MediaItem]] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: """
+        for (entryId, item) in try db.cachedStatement(sql: """
             SELECT * FROM media WHERE entry_id IN (\(marks)) AND deleted_at IS NULL ORDER BY entry_id, position
-            """), arguments: StatementArguments(entryIds)) {
-            let item = MediaItem(kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"],
-                                 fileExtension: row["ext"], bytes: row["bytes"], width: row["width"], height: row["height"],
-                                 durationSeconds: row["duration"],
-                                 takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)),
-                                 thumbnail: row["thumbnail"])
-            result[row["entry_id"], default: []].append(item)
+            """).decodeAll(StatementArguments(entryIds), { row in
+            (row["entry_id"] as String,
+             MediaItem(kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"],
+                       fileExtension: row["ext"], bytes: row["bytes"], width: row["width"], height: row["height"],
+                       durationSeconds: row["duration"], takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)),
+                       thumbnail: row["thumbnail"]))
+        }) {
+            result[entryId, default: []].append(item)
         }
         return result
     }
@@ -177,18 +190,17 @@ extension DiaryStore {
         guard !entryIds.isEmpty else { return [:] }
         let marks = Array(repeating: "?", count: entryIds.count).joined(separator: ",")
         var result: [String: [String]] = [:]
-        for row in try Row.fetchAll(db.cachedStatement(sql: """
+        for (entryId, name) in try db.cachedStatement(sql: """
             SELECT et.entry_id, t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id
             WHERE et.entry_id IN (\(marks)) AND et.deleted_at IS NULL ORDER BY et.entry_id, et.position
-            """), arguments: StatementArguments(entryIds)) {
-            result[row["entry_id"], default: []].append(row["name"])
+            """).decodeAll(StatementArguments(entryIds), { row in (row[0] as String, row[1] as String) }) {
+            result[entryId, default: []].append(name)
         }
         return result
     }
 
     private func messages(_ db: Database, entryId: String) throws -> [Message] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY hlc, seq"),
-                         arguments: [entryId]).map { row in
+        try db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? AND deleted_at IS NULL ORDER BY hlc, seq").decodeAll([entryId]) { row in
             Message(id: row["id"], entryId: row["entry_id"], author: Author(rawValue: row["author"]) ?? .person,
                     persona: row["persona"], provider: row["provider"], text: row["text"],
                     createdAt: Timestamps.date(millis: row["created_at"]))
