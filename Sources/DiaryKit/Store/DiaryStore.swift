@@ -27,10 +27,6 @@ public final class DiaryStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Reads through a memory map: no system call per page when a search walks the index.
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
-            // Up to 32 MB of pages in memory (SQLite's default is 2 MB): a pulled page of 200
-            // entries dirties more than that, and a smaller cache spills pages to the log
-            // mid-transaction only to write them again at the commit.
-            try db.execute(sql: "PRAGMA cache_size = -32768")
             db.add(tokenizer: SearchTokenizer.self)
         }
         return try translatingErrors {
