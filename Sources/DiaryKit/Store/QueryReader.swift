@@ -41,17 +41,14 @@ struct QueryReader {
 
     /// Whole entries, in the query's order.
     func entries(_ sql: String, _ arguments: [SQLValue], includeMessages: Bool) throws -> [QueriedEntry] {
-        let rows = try db.makeStatement(sql: sql).decodeAll(Self.arguments(arguments)) { row in
+        var rows = try db.makeStatement(sql: sql).decodeAll(Self.arguments(arguments)) { row in
             QueriedEntry(entry: DiaryStore.entryFields(row), momentKey: row["moment_key"], createdAt: row["created_at"],
                          updatedAt: row["updated_at"], title: row["title"], orderKey: row["effective_order"],
                          snippet: row["snippet"])
         }
         let entries = try store.assemble(db, rows.map(\.entry), includeMessages: includeMessages)
-        return zip(rows, entries).map { row, entry in
-            var queried = row
-            queried.entry = entry
-            return queried
-        }
+        for index in rows.indices { rows[index].entry = entries[index] }
+        return rows
     }
 
     /// The first column of the first row as a number (a count); nil without a row.

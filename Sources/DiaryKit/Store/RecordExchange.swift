@@ -514,12 +514,10 @@ private struct Merge {
         report.unusedMedia = try store.unused(deletedMedia, db)
         var indexed: Set<String> = []
         for id in reindexing where indexed.insert(id).inserted {
-            let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [id])!
+            let (key, live) = try db.cachedStatement(sql: "SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?")
+                .decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?"),
-                                 arguments: [id]) == true {
-                try DiaryStore.reindex(db, entryId: id)
-            }
+            if live { try DiaryStore.reindex(db, entryId: id) }
         }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)

@@ -5,16 +5,19 @@ public enum TagName {
     /// Folds width (NFKC), trims space and a leading `#`, collapses inner space, lowercases
     /// Latin letters; nil when nothing is left.
     public static func normalize(_ raw: String) -> String? {
-        guard let written = tidied(raw) else { return nil }
-        return String(written.lowercased().prefix(32))
+        tidied(raw).map(folded)
     }
 
     /// The tag as written (`Pizza`, `New York`), tidied the same way but keeping its case;
     /// nil when that is just its name, as it nearly always is.
     public static func label(_ raw: String) -> String? {
-        guard let written = tidied(raw).map({ String($0.prefix(32)) }), written != normalize(raw) else { return nil }
-        return written
+        guard let written = tidied(raw) else { return nil }
+        let label = String(written.prefix(32))
+        return label == folded(written) ? nil : label
     }
+
+    /// The stored name of a tidied tag: lowercased, at most 32 characters.
+    private static func folded(_ written: String) -> String { String(written.lowercased().prefix(32)) }
 
     private static func tidied(_ raw: String) -> String? {
         // Nearly every tag is tidy already: a word of printable ASCII or CJK ideographs, which
