@@ -1,4 +1,4 @@
 import DiaryCLI
 import FindCLI
 
-await Launcher.launch(FindCommand.self)
+Launcher.launchLocal(FindCommand.self)

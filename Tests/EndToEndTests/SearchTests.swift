@@ -1,3 +1,4 @@
+import DiaryKit
 import Foundation
 import Testing
 
@@ -165,6 +166,35 @@ struct SearchTests {
         let missing = try sandbox.run("diary-find", ["--tag", "＂不存在 ＂"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("這個分類還沒有日記"))
+    }
+
+    @Test("diary-find runs on one thread: stalled on a full pipe mid-search, it has started no worker thread")
+    func oneThread() throws {
+        let sandbox = try Sandbox()
+        let store = try DiaryStore.open(DiaryPaths(homeFlag: sandbox.home.path, environment: [:]))
+        let zone = try #require(TimeZone(identifier: "Asia/Taipei"))
+        try store.importEntries((0..<300).map { n in
+            ImportedEntry(occurredAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(n) * 3_600), timeZone: zone,
+                          note: "第 \(n) 天", persona: "warm", provider: "offline", title: "海邊 \(n)",
+                          summary: String(repeating: "今天的海邊風很大，心裡卻很安靜。", count: 12), tags: ["海邊"], messages: [])
+        })
+        let (process, stdout, _) = try sandbox.start("diary-find", ["海邊", "--json"])
+        // 300 pages are several times what a pipe holds: left unread, the search stops in a write.
+        let reader = stdout.fileHandleForReading.fileDescriptor
+        var waiting: Int32 = 0, before: Int32 = -1, polls = 0
+        while (waiting != before || waiting < 32_768) && polls < 300 {
+            before = waiting
+            usleep(100_000)
+            _ = ioctl(reader, UInt(FIONREAD), &waiting)
+            polls += 1
+        }
+        #expect(waiting >= 32_768 && waiting == before, "the pipe filled up and stayed full")
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        #expect(status.split(separator: "\n").contains("Threads:\t1"), "\(status)")
+        let printed = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: printed, as: UTF8.self).split(separator: "\n").count == 300)
     }
 }
 

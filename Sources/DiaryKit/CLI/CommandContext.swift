@@ -94,25 +94,57 @@ extension DiaryCommand {
     package var forcesText: Bool { false }
 
     /// Every command runs the same way: `execute` in a fresh context.
-    package mutating func run() async throws { try await perform() }
-
-    /// Runs `execute` in a fresh context, turning failures into a sentence and a status.
-    func perform() async throws {
-        signal(SIGPIPE, SIG_IGN)
-        let context: CommandContext
+    package mutating func run() async throws {
+        let context = try CommandRun.context(global, forceText: forcesText)
         do {
-            context = try CommandContext(global, forceText: forcesText)
+            try await execute(context)
         } catch {
-            // No usable context (bad --lang or config): speak the language the flag or locale asks for.
+            throw CommandRun.failure(error, in: context)
+        }
+    }
+}
+
+/// A `DiaryCommand` whose work never waits on the network or a clock. It runs without Swift's
+/// concurrency runtime, whose start (a worker thread, the global executor) is a fifth of a
+/// short command's time; `diary-find` is one.
+package protocol LocalDiaryCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    /// True when `--text` was given on commands that have it.
+    var forcesText: Bool { get }
+    func execute(_ context: CommandContext) throws
+}
+
+extension LocalDiaryCommand {
+    package var forcesText: Bool { false }
+
+    /// As `DiaryCommand.run()`, without waiting.
+    package mutating func run() throws {
+        let context = try CommandRun.context(global, forceText: forcesText)
+        do {
+            try execute(context)
+        } catch {
+            throw CommandRun.failure(error, in: context)
+        }
+    }
+}
+
+/// What every command does around its work.
+enum CommandRun {
+    /// A fresh context; without a usable one (bad --lang or config) the failure is told in the
+    /// language the flag or locale asks for.
+    static func context(_ global: GlobalOptions, forceText: Bool) throws -> CommandContext {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            return try CommandContext(global, forceText: forceText)
+        } catch {
             let language = Language.resolve(flag: global.lang, setting: nil, config: nil, environment: ProcessInfo.processInfo.environment)
             throw ExitCode(ErrorReport.report(error, language: language))
         }
-        do {
-            try await execute(context)
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            throw ExitCode(ErrorReport.report(error, language: context.language))
-        }
+    }
+
+    /// A command's failure as a sentence on stderr and the status to exit with.
+    static func failure(_ error: Error, in context: CommandContext) -> Error {
+        if let exit = error as? ExitCode { return exit }
+        return ExitCode(ErrorReport.report(error, language: context.language))
     }
 }

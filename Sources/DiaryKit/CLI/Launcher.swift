@@ -20,4 +20,16 @@ package enum Launcher {
             Command.exit(withError: error)
         }
     }
+
+    /// The same for a command that needs no concurrency: its program has no `await` at the
+    /// top, so the concurrency runtime never starts.
+    package static func launchLocal<Command: LocalDiaryCommand>(_ type: Command.Type) -> Never {
+        do {
+            var command = try Command.parseAsRoot()
+            try command.run()
+            exit(ExitStatus.ok)
+        } catch {
+            Command.exit(withError: error)
+        }
+    }
 }

@@ -4,7 +4,7 @@ import DiaryKit
 import Foundation
 
 /// `diary-find`: search and browse pages by words, tags and dates (F-006 … F-009).
-package struct FindCommand: DiaryCommand {
+package struct FindCommand: LocalDiaryCommand {
     package static let configuration = CommandConfiguration(
         commandName: "diary-find",
         abstract: "Find diary pages by keyword, tag and date.",
@@ -105,7 +105,7 @@ package struct FindCommand: DiaryCommand {
 
     package var forcesText: Bool { textOutput }
 
-    package func execute(_ context: CommandContext) async throws {
+    package func execute(_ context: CommandContext) throws {
         if let limit, limit < 1 { throw InputError.usage(.badOption(detail: "--limit \(limit)")) }
         let statuses = try status.map { text -> EntryStatus in
             guard let value = EntryStatus(rawValue: text) else { throw InputError.usage(.badOption(detail: "--status \(text)")) }
