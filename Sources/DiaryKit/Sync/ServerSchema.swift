@@ -254,8 +254,8 @@ package enum ServerSchema {
             -- session_user is of type name (collation "C"): compared as text in the column's
             -- collation, so that the unique index on role_name is used.
             CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid
-                LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog
-                AS 'SELECT user_id FROM diary.account WHERE role_name = (session_user::text COLLATE "default")';
+                LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog
+                AS 'BEGIN RETURN (SELECT user_id FROM diary.account WHERE role_name = (session_user::text COLLATE "default")); END';
             COMMENT ON FUNCTION auth.uid() IS 'InnerBloom Diary: the account of the login role';
             REVOKE ALL ON FUNCTION auth.uid() FROM PUBLIC;
             GRANT USAGE ON SCHEMA auth TO diary_user;
@@ -268,9 +268,9 @@ package enum ServerSchema {
     -- in has an auth.uid(); only a diary account makes them a person here). SECURITY DEFINER
     -- reads account as its owner, past its row-level security, which would otherwise ask again.
     CREATE OR REPLACE FUNCTION diary.my_account() RETURNS uuid
-        LANGUAGE sql STABLE SECURITY DEFINER
+        LANGUAGE plpgsql STABLE SECURITY DEFINER
         SET search_path = pg_catalog, diary, pg_temp
-        AS 'SELECT a.user_id FROM diary.account a WHERE a.user_id = auth.uid()';
+        AS 'BEGIN RETURN (SELECT a.user_id FROM diary.account a WHERE a.user_id = auth.uid()); END';
 
     -- ---------------------------------------------------------------------------------------
     -- Row-level security: a person sees and writes only rows with their own user_id, and a
