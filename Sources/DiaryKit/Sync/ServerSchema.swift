@@ -253,6 +253,8 @@ package enum ServerSchema {
             -- cannot be changed by SET ROLE, and SET SESSION AUTHORIZATION needs a superuser.
             -- session_user is of type name (collation "C"): compared as text in the column's
             -- collation, so that the unique index on role_name is used.
+            -- PL/pgSQL keeps its plan for the session; an SQL function with SET is planned again
+            -- at every statement that asks (most of a push's statements, through the policies).
             CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid
                 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog
                 AS 'BEGIN RETURN (SELECT user_id FROM diary.account WHERE role_name = (session_user::text COLLATE "default")); END';
@@ -267,6 +269,7 @@ package enum ServerSchema {
     -- The caller's diary account, or NULL for a login without one (on Supabase, anyone signed
     -- in has an auth.uid(); only a diary account makes them a person here). SECURITY DEFINER
     -- reads account as its owner, past its row-level security, which would otherwise ask again.
+    -- In PL/pgSQL for its kept plan, as auth.uid() above.
     CREATE OR REPLACE FUNCTION diary.my_account() RETURNS uuid
         LANGUAGE plpgsql STABLE SECURITY DEFINER
         SET search_path = pg_catalog, diary, pg_temp
@@ -661,7 +664,7 @@ package enum ServerSchema {
         new_hlc text COLLATE "C" := rec->>'hlc';
         new_deleted boolean := (rec->>'deleted_at') IS NOT NULL;
         -- The entry's own fields; children live in their own tables, "tags" is derived.
-        new_doc jsonb := rec - 'media' - 'messages' - 'tag_links' - 'tags';
+        new_doc jsonb := rec - '{media,messages,tag_links,tags}'::text[];
         stored record;
         child jsonb;
         child_hlc text COLLATE "C";
@@ -844,7 +847,7 @@ package enum ServerSchema {
         LANGUAGE sql STABLE
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
-        SELECT coalesce((SELECT diary.same_fields(e.doc, rec - 'media' - 'messages' - 'tag_links' - 'tags')
+        SELECT coalesce((SELECT diary.same_fields(e.doc, rec - '{media,messages,tag_links,tags}'::text[])
                            FROM diary.entry e WHERE e.user_id = uid AND e.id = rec->>'id'), false)
            AND (SELECT coalesce(jsonb_agg(m.doc ORDER BY m.id), '[]') FROM diary.media m
                  WHERE m.user_id = uid AND m.entry_id = rec->>'id')
@@ -953,7 +956,7 @@ package enum ServerSchema {
                 INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq, echo_of)
                 SELECT uid, p.rec->>'id', p.rec->>'hlc', p.rec->>'device_id', (p.rec->>'deleted_at') IS NOT NULL,
                        (p.rec->>'created_at')::timestamptz, (p.rec->>'occurred_at')::timestamptz,
-                       p.rec - 'media' - 'messages' - 'tag_links' - 'tags', seq + p.n, device
+                       p.rec - '{media,messages,tag_links,tags}'::text[], seq + p.n, device
                   FROM diary.batch_items(batch) p ORDER BY p.n;
                 INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
                 SELECT uid, x->>'id', p.rec->>'id', x->>'sha256', x->>'hlc', x->>'device_id', false, x

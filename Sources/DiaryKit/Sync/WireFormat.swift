@@ -37,8 +37,10 @@ struct OutgoingChange: Sendable {
         var batch: [OutgoingChange] = []
         var bytes = 0
         try store.queuedChanges(dueOnly: dueOnly, excluding: excluding, now: now) { queued in
+            // A full batch stops before the next change is serialised and hashed for nothing.
+            if batch.count >= limit { return false }
             let change = OutgoingChange(queued)
-            if !batch.isEmpty, batch.count >= limit || bytes + change.byteCount > byteCap { return false }
+            if !batch.isEmpty, bytes + change.byteCount > byteCap { return false }
             batch.append(change)
             bytes += change.byteCount
             return true
