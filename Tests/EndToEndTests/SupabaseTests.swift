@@ -134,6 +134,7 @@ struct SupabaseTests {
         #expect(try project.count("SELECT count(*) FROM diary.entry") == 0)
         #expect(try project.count("SELECT count(*) FROM storage.objects") == 0, "the photo went through the Storage API")
         #expect(try a.run("diary-find", ["--show", shells, "--json"]).status == 0, "the diary on this device stays")
+        try await project.fake.shutdown()
     }
 
     @Test("the companion talks through the operator's gateway with the person's session; the server counts the limits")
@@ -232,5 +233,6 @@ struct SupabaseTests {
         #expect(rerun["pushed"] as? Int == 3)
         #expect(try project.count("SELECT count(*) FROM diary.entry") == 3)
         #expect(try project.count("SELECT count(*) FROM diary.push_receipt") == 3)
+        try await project.fake.shutdown()
     }
 }
