@@ -81,21 +81,27 @@ package struct CommandContext {
     }
 }
 
-/// A command in this toolkit: it runs in a context, and its failures become a sentence on
-/// stderr and a sysexits status.
-package protocol DiaryCommand: AsyncParsableCommand {
+/// What every command in this toolkit carries: the global options, and whether `--text` was given.
+package protocol DiaryCommandOptions {
     var global: GlobalOptions { get }
     /// True when `--text` was given on commands that have it.
     var forcesText: Bool { get }
+}
+
+extension DiaryCommandOptions {
+    package var forcesText: Bool { false }
+}
+
+/// A command in this toolkit: it runs in a context, and its failures become a sentence on
+/// stderr and a sysexits status.
+package protocol DiaryCommand: AsyncParsableCommand, DiaryCommandOptions {
     func execute(_ context: CommandContext) async throws
 }
 
 extension DiaryCommand {
-    package var forcesText: Bool { false }
-
     /// Every command runs the same way: `execute` in a fresh context.
     package mutating func run() async throws {
-        let context = try CommandRun.context(global, forceText: forcesText)
+        let context = try CommandRun.context(for: self)
         do {
             try await execute(context)
         } catch {
@@ -104,22 +110,17 @@ extension DiaryCommand {
     }
 }
 
-/// A `DiaryCommand` whose work never waits on the network or a clock. It runs without Swift's
-/// concurrency runtime, whose start (a worker thread, the global executor) is a fifth of a
-/// short command's time; `diary-find` is one.
-package protocol LocalDiaryCommand: ParsableCommand {
-    var global: GlobalOptions { get }
-    /// True when `--text` was given on commands that have it.
-    var forcesText: Bool { get }
+/// A command like `DiaryCommand` whose work never waits on the network or a clock. It runs
+/// without Swift's concurrency runtime, whose start (a worker thread, the global executor)
+/// is a tenth to a fifth of a short command's time; `diary-find` is one.
+package protocol LocalDiaryCommand: ParsableCommand, DiaryCommandOptions {
     func execute(_ context: CommandContext) throws
 }
 
 extension LocalDiaryCommand {
-    package var forcesText: Bool { false }
-
     /// As `DiaryCommand.run()`, without waiting.
     package mutating func run() throws {
-        let context = try CommandRun.context(global, forceText: forcesText)
+        let context = try CommandRun.context(for: self)
         do {
             try execute(context)
         } catch {
@@ -132,12 +133,13 @@ extension LocalDiaryCommand {
 enum CommandRun {
     /// A fresh context; without a usable one (bad --lang or config) the failure is told in the
     /// language the flag or locale asks for.
-    static func context(_ global: GlobalOptions, forceText: Bool) throws -> CommandContext {
+    static func context(for command: some DiaryCommandOptions) throws -> CommandContext {
         signal(SIGPIPE, SIG_IGN)
         do {
-            return try CommandContext(global, forceText: forceText)
+            return try CommandContext(command.global, forceText: command.forcesText)
         } catch {
-            let language = Language.resolve(flag: global.lang, setting: nil, config: nil, environment: ProcessInfo.processInfo.environment)
+            let language = Language.resolve(flag: command.global.lang, setting: nil, config: nil,
+                                            environment: ProcessInfo.processInfo.environment)
             throw ExitCode(ErrorReport.report(error, language: language))
         }
     }
