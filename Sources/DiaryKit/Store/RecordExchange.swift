@@ -233,7 +233,14 @@ private struct Merge {
         }
         for media in incoming.media { changed = try self.media(media, entryId: incoming.id) || changed }
         for line in incoming.lines { changed = try self.line(line, entryId: incoming.id) || changed }
-        for link in incoming.tagLinks { changed = try self.tagLink(link, entryId: incoming.id) || changed }
+        // An entry new here has no tag links or removals but those this loop writes (their
+        // foreign keys cascade from the entry), so a name not met yet needs no look.
+        var linked: Set<String> = []
+        for link in incoming.tagLinks {
+            let mayBeHere = local != nil || linked.contains(link.name)
+            changed = try self.tagLink(link, entryId: incoming.id, mayBeHere: mayBeHere) || changed
+            linked.insert(link.name)
+        }
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             reindexing.append(incoming.id)
@@ -374,10 +381,10 @@ private struct Merge {
         return true
     }
 
-    private mutating func tagLink(_ link: EntryRecord.TagLink, entryId: String) throws -> Bool {
+    private mutating func tagLink(_ link: EntryRecord.TagLink, entryId: String, mayBeHere: Bool) throws -> Bool {
         saw(link.clock)
         // The local side is the live link or the kept removal, whichever is newer.
-        let local = try Row.fetchOne(db.cachedStatement(sql: """
+        let local = !mayBeHere ? nil : try Row.fetchOne(db.cachedStatement(sql: """
             SELECT max(hlc) AS hlc, max(removal) AS removal
               FROM (SELECT et.hlc, 0 AS removal FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1 AND t.name = ?2
                     UNION ALL SELECT hlc, 1 FROM tag_removal WHERE entry_id = ?1 AND name = ?2)

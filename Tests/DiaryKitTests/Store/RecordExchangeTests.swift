@@ -82,6 +82,32 @@ struct RecordExchangeTests {
         #expect(try target.store.conflicts().isEmpty)
     }
 
+    @Test("an entry new here that names a tag twice keeps the newer link, and a removal and a link of one name the newer")
+    func repeatedTagNamesInANewEntry() throws {
+        let source = try TestDiary()
+        let id = try source.page("重複的標籤", tags: ["a"])
+        var incoming = try record(source, id)
+        let original = try #require(incoming.tagLinks.first)
+        // Clocks in the same millisecond as the original, later by their counter.
+        func clock(_ counter: Int, removed: Bool = false) -> RowClock {
+            RowClock(hlc: String(original.clock.hlc.prefix(15)) + "." + String(900_000 + counter) + ".other", deviceId: "other",
+                     deletedAt: removed ? original.createdAt : nil)
+        }
+        func link(_ name: String, _ position: Int, _ clock: RowClock) -> EntryRecord.TagLink {
+            EntryRecord.TagLink(name: name, position: position, createdAt: original.createdAt, clock: clock)
+        }
+        incoming.tagLinks = [link("a", 7, clock(1)), link("a", 3, clock(2)), link("b", 0, clock(1, removed: true)),
+                             link("b", 5, clock(2)), link("c", 1, clock(2)), link("c", 9, clock(1)),
+                             link("d", 2, clock(1)), link("d", 4, clock(2, removed: true))]
+        let target = try TestDiary()
+        #expect(try target.store.merge([incoming], source: "import").added == 1)
+        let merged = try record(target, id)
+        #expect(merged.tags == ["c", "a", "b"], "a at 3 and c at 1 (the newer of each), b alive again, d removed")
+        let uses = try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted()
+        #expect(uses == ["a=1", "b=1", "c=1"], "d has no page left: \(uses)")
+        #expect(try target.store.searchIndexIsConsistent())
+    }
+
     @Test("the newer clock wins, the other version is kept, messages are a union")
     func newerWins() throws {
         let home = try TestDiary()
