@@ -36,12 +36,12 @@ version="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package
 # Sizes: as built, and as scripts/install.sh installs them (stripped).
 prefix="$out/prefix"
 rm -rf "$prefix"
+tools=(diary-new diary-chat diary-save diary-find diary-sync)
 # All five must be in BIN_DIR; say which is missing rather than stop without a word.
-for tool in diary-new diary-chat diary-save diary-find diary-sync; do
+for tool in "${tools[@]}"; do
     [ -x "$bin/$tool" ] || { echo "bench/startup.sh: $bin/$tool is missing (BIN_DIR needs all five release binaries)" >&2; exit 1; }
 done
 scripts/install.sh --from "$bin" "$prefix" 2>/dev/null
-tools=(diary-new diary-chat diary-save diary-find diary-sync)
 : >"$out/sizes.tsv"
 for tool in "${tools[@]}"; do
     printf '%s\t%s\t%s\n' "$tool" "$(stat -c %s "$bin/$tool")" "$(stat -c %s "$prefix/bin/$tool")" >>"$out/sizes.tsv"

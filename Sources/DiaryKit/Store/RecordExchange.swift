@@ -237,9 +237,8 @@ private struct Merge {
         // foreign keys cascade from the entry), so a name not met yet needs no look.
         var linked: Set<String> = []
         for link in incoming.tagLinks {
-            let mayBeHere = local != nil || linked.contains(link.name)
+            let mayBeHere = local != nil || !linked.insert(link.name).inserted
             changed = try self.tagLink(link, entryId: incoming.id, mayBeHere: mayBeHere) || changed
-            linked.insert(link.name)
         }
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
