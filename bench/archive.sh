@@ -27,8 +27,9 @@
 # whole diary folder), for backup and restore alike. Until `diary-sync backup --help`
 # answers with a --format option, only the tar baselines run.
 # Files: bench/out/archive-N-M[-variant]/{results.md,runs.tsv,info.tsv,sizes.tsv,fill.txt,checks.txt,stdout.log}.
-# The main package is built in release with the Swift runtime linked in, as shipped, in
-# its own scratch folder (.build-bench) so it does not collide with other builds.
+# The main package is built in release with the Swift runtime linked in, each binary on
+# its own (the code is what is installed), in its own scratch folder (.build-bench) so it
+# does not collide with other builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

@@ -2,7 +2,7 @@
 # What the companion client adds per turn over a fake provider's own latency (in-process
 # and whole-process, median and p95), time to the first streamed token, and prompt size
 # at turn 1, 10, 20 and 50. Release build with the Swift runtime linked in
-# (--static-swift-stdlib), as shipped. Usage: bench/companion.sh [TURNS]
+# (--static-swift-stdlib), the code that is installed. Usage: bench/companion.sh [TURNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --static-swift-stdlib >&2

@@ -3,7 +3,8 @@
 # and `diary-find --related` (whole process) on a diary of N entries (default 100,000),
 # the same corpus as bench/search.sh (made once into bench/out/search-N/).
 # Usage: bench/recall.sh [N]      (PAGES=50 pages asked about)
-# Release build with the Swift runtime linked in (--static-swift-stdlib), as shipped.
+# Release build with the Swift runtime linked in (--static-swift-stdlib): the code that is
+# installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process time (median, hyperfine) and peak memory (/usr/bin/time -v) of each
 # command on a diary of N entries (default 10,000), release build with the Swift runtime
-# linked in (--static-swift-stdlib), as shipped.
+# linked in (--static-swift-stdlib), the code that is installed.
 # Usage: bench/run.sh [N]    Figures go to stdout; bench/RESULTS.md records them.
 set -euo pipefail
 cd "$(dirname "$0")/.."

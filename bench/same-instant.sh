@@ -5,7 +5,7 @@
 # `diary-save --star`. Linear means the shared-instant times stay close to the distinct ones.
 #
 # Usage: bench/same-instant.sh [N]      (default 50,000)
-#   BIN_DIR=…   binaries already built; else a release build in .build-bench, as shipped
+#   BIN_DIR=…   binaries already built; else a release build in .build-bench
 # Figures: bench/out/same-instant-N/results.md
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,7 +7,8 @@
 # Usage: bench/search.sh [N]      (RUNS=30 WARMUP=3 COLD_RUNS=10 JRNL_RUNS=3 override;
 #                                  REGEN=1 makes the corpus again, e.g. to time the bulk load)
 #
-# Release build with the Swift runtime linked in (--static-swift-stdlib), as shipped.
+# Release build with the Swift runtime linked in (--static-swift-stdlib): the code that is
+# installed.
 # The corpus is generated once into bench/out/search-N/ (delete the folder to redo it):
 #   home/diary.sqlite   the diary, filled through DiaryStore.importEntries
 #   floor.sqlite        doc/tag/entry_tag + FTS5 `f` (unicode61 over our tokens)

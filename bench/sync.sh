@@ -45,8 +45,9 @@
 # Files: bench/out/sync[-TAG]/{results.md,info.tsv,runs.tsv,rows.tsv,fill.tsv,noop.json,
 # noop-statements.{tsv,log},watch.tsv,watch-{a,b}.jsonl,big-*.json,big-psql.txt,
 # auto-explain.txt,checks.txt,stderr.log}. Load averages are noted beside every step.
-# The main package is built in release with the Swift runtime linked in, as shipped, in
-# its own scratch folder (.build-bench), shared with bench/archive.sh.
+# The main package is built in release with the Swift runtime linked in, each binary on
+# its own (the code is what is installed), in its own scratch folder (.build-bench), shared
+# with bench/archive.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs the five diary tools like any other Unix tool:
-#   PREFIX/bin                                   stripped binaries, the Swift runtime linked in
+#   PREFIX/bin                                   the five commands, stripped
+#   PREFIX/lib/innerbloom                        the code they share, once, with the Swift
+#                                                runtime linked in (scripts/link-shared.sh)
 #   PREFIX/share/man/man1, man7                  the man pages
 #   PREFIX/share/bash-completion/completions     bash completion
 #   PREFIX/share/zsh/site-functions              zsh completion
 #   PREFIX/share/fish/vendor_completions.d       fish completion
 #
-# Usage: scripts/install.sh [--from BIN_DIR] [PREFIX]     (PREFIX defaults to ~/.local)
+# Usage: scripts/install.sh [--from BUILD_DIR] [PREFIX]     (PREFIX defaults to ~/.local)
 #        scripts/install.sh --uninstall [PREFIX]
-# --from installs binaries already built in BIN_DIR instead of building a release (the tests
-# use it with the debug build). Needs the Swift toolchain and what scripts/install-deps.sh
-# installs; it builds in .build-release so an ordinary debug build is left alone.
+# --from links the tools from a build already made in BUILD_DIR instead of building a
+# release (the tests use it with the debug build). Needs the Swift toolchain and what
+# scripts/install-deps.sh installs; it builds in .build-release so an ordinary debug build
+# is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +25,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --uninstall) uninstall=1 ;;
         --from) from="${2:?--from needs a folder}"; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "install.sh: unknown option $1" >&2; exit 64 ;;
         *) prefix="$1" ;;
     esac
@@ -31,6 +34,7 @@ done
 prefix="${prefix:-$HOME/.local}"
 
 bin_dir="$prefix/bin"
+lib_dir="$prefix/lib/innerbloom"
 man1="$prefix/share/man/man1"
 man7="$prefix/share/man/man7"
 bash_dir="$prefix/share/bash-completion/completions"
@@ -41,23 +45,40 @@ if [ "$uninstall" -eq 1 ]; then
     for tool in "${tools[@]}"; do
         rm -f "$bin_dir/$tool" "$man1/$tool.1" "$bash_dir/$tool" "$zsh_dir/_$tool" "$fish_dir/$tool.fish"
     done
-    rm -f "$man7/diary.7"
+    rm -f "$man7/diary.7" "$lib_dir"/libdiary-*.so
+    rmdir "$lib_dir" 2>/dev/null || true
     echo "Removed the diary tools from $prefix (your diary itself is untouched)." >&2
     exit 0
 fi
 
 if [ -z "$from" ]; then
     scratch=.build-release
-    swift build -c release --static-swift-stdlib --scratch-path "$scratch" >&2
-    from="$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)"
+    swift build -c release --scratch-path "$scratch" >&2
+    from="$(swift build -c release --scratch-path "$scratch" --show-bin-path)"
 fi
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+scripts/link-shared.sh "$from" "$stage"
 
-mkdir -p "$bin_dir" "$man1" "$man7" "$bash_dir" "$zsh_dir" "$fish_dir"
+# Through temporary names, so a tool that is running while we install is not cut off; the
+# libraries first, so a command started meanwhile finds what it needs.
+put() {
+    install -m 0755 "$1" "$(dirname "$2")/.$(basename "$2").new"
+    strip --strip-unneeded "$(dirname "$2")/.$(basename "$2").new"
+    mv -f "$(dirname "$2")/.$(basename "$2").new" "$2"
+}
+mkdir -p "$bin_dir" "$lib_dir" "$man1" "$man7" "$bash_dir" "$zsh_dir" "$fish_dir"
+libs=()
+for lib in "$stage"/lib/innerbloom/libdiary-*.so; do
+    put "$lib" "$lib_dir/$(basename "$lib")"
+    libs+=("$lib_dir/$(basename "$lib")")
+done
+# A library an earlier version had and this one does not.
+for lib in "$lib_dir"/libdiary-*.so; do
+    [ -e "$stage/lib/innerbloom/$(basename "$lib")" ] || rm -f "$lib"
+done
 for tool in "${tools[@]}"; do
-    # Through a temporary name, so a tool that is running while we install is not cut off.
-    install -m 0755 "$from/$tool" "$bin_dir/.$tool.new"
-    strip "$bin_dir/.$tool.new"
-    mv -f "$bin_dir/.$tool.new" "$bin_dir/$tool"
+    put "$stage/bin/$tool" "$bin_dir/$tool"
     install -m 0644 "man/$tool.1" "$man1/$tool.1"
     "$bin_dir/$tool" --generate-completion-script bash > "$bash_dir/$tool"
     "$bin_dir/$tool" --generate-completion-script zsh > "$zsh_dir/_$tool"
@@ -65,8 +86,9 @@ for tool in "${tools[@]}"; do
 done
 install -m 0644 man/diary.7 "$man7/diary.7"
 
-size=$(du -ch "${tools[@]/#/$bin_dir/}" | tail -1 | cut -f1)
-echo "Installed ${tools[*]} in $bin_dir ($size), man pages and bash/zsh/fish completion under $prefix/share." >&2
+size=$(du -cb "${tools[@]/#/$bin_dir/}" "${libs[@]}" | tail -1 | cut -f1)
+echo "Installed ${tools[*]} in $bin_dir and the code they share in $lib_dir ($((size / 1000000)) MB)," \
+     "man pages and bash/zsh/fish completion under $prefix/share." >&2
 case ":$PATH:" in
     *":$bin_dir:"*) ;;
     *) echo "Add $bin_dir to PATH to use them: export PATH=\"$bin_dir:\$PATH\"" >&2 ;;

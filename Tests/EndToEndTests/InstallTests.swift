@@ -26,10 +26,11 @@ struct InstallTests {
         return found
     }
 
-    /// The shared libraries the binary asks the loader for.
+    /// The shared libraries the binary asks the loader for, by name.
     static func neededLibraries(of binary: URL) throws -> [String] {
         let dynamic = try Shell.run("readelf -d \(Shell.quote(binary.path))")
-        return dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }.map(String.init)
+        return dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            .compactMap { line in line.split(separator: "[").last?.split(separator: "]").first.map(String.init) }
     }
 
     @Test("diary-find links no network, crypto or archive library; diary-sync, which needs them, does")
@@ -70,6 +71,31 @@ struct InstallTests {
             let fish = try String(contentsOfFile: prefix.appendingPathComponent("share/fish/vendor_completions.d/\(tool).fish").path, encoding: .utf8)
             #expect(fish.contains("complete -c '\(tool)'"))
         }
+
+        // The code the five share is on disk once, and each command loads only its part of it:
+        // diary-find the core alone (no network, crypto or archive code), the others more.
+        let libraries = prefix.appendingPathComponent("lib/innerbloom")
+        func ours(_ file: URL) throws -> Set<String> { Set(try Self.neededLibraries(of: file).filter { $0.hasPrefix("libdiary-") }) }
+        #expect(try ours(prefix.appendingPathComponent("bin/diary-find")) == ["libdiary-core.so"])
+        #expect(try ours(libraries.appendingPathComponent("libdiary-core.so")).isEmpty)
+        #expect(try !Self.neededLibraries(of: libraries.appendingPathComponent("libdiary-core.so")).contains { $0.hasPrefix("libarchive") })
+        let sync = try ours(prefix.appendingPathComponent("bin/diary-sync"))
+        #expect(sync.contains("libdiary-core.so") && sync.count == 2, "\(sync.sorted())")
+        #expect(try ours(prefix.appendingPathComponent("bin/diary-chat")).isStrictSuperset(of: sync), "diary-chat also loads the companion's library")
+        for library in try FileManager.default.contentsOfDirectory(atPath: libraries.path) {
+            let sections = try Shell.run("readelf -S \(Shell.quote(libraries.appendingPathComponent(library).path))")
+            #expect(sections.status == 0 && !sections.stdout.contains(".symtab"), "\(library) is not stripped")
+        }
+
+        // What was installed, and nothing else, writes a page, finds it and backs it up.
+        let home = sandbox.root.appendingPathComponent("home")
+        let environment = "export PATH=\(Shell.quote(prefix.appendingPathComponent("bin").path)):\"$PATH\" "
+            + "DIARY_HOME=\(Shell.quote(home.path)) XDG_CONFIG_HOME=\(Shell.quote(home.path))/config LANG=C.UTF-8; "
+        let page = try Shell.run(environment + "diary-new --text-only --text 今天去海邊 | diary-chat -m 風好大 | diary-save >/dev/null && diary-find 海邊 --json")
+        #expect(page.status == 0, "\(page.stderr)")
+        #expect(page.stdout.split(separator: "\n").count == 1 && page.stdout.contains("\"status\":\"saved\""), "\(page.stdout)")
+        let backup = try Shell.run(environment + "diary-sync export -o \(Shell.quote(home.path))/all.tar >/dev/null && tar -tf \(Shell.quote(home.path))/all.tar")
+        #expect(backup.status == 0 && backup.stdout.contains("entries.jsonl"), "\(backup.stderr)")
 
         let pages = Self.tools.map { "share/man/man1/\($0).1" } + ["share/man/man7/diary.7"]
         for page in pages {
