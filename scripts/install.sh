@@ -73,10 +73,6 @@ for lib in "$stage"/lib/innerbloom/libdiary-*.so; do
     put "$lib" "$lib_dir/$(basename "$lib")"
     libs+=("$lib_dir/$(basename "$lib")")
 done
-# A library an earlier version had and this one does not.
-for lib in "$lib_dir"/libdiary-*.so; do
-    [ -e "$stage/lib/innerbloom/$(basename "$lib")" ] || rm -f "$lib"
-done
 for tool in "${tools[@]}"; do
     put "$stage/bin/$tool" "$bin_dir/$tool"
     install -m 0644 "man/$tool.1" "$man1/$tool.1"
@@ -85,6 +81,10 @@ for tool in "${tools[@]}"; do
     "$bin_dir/$tool" --generate-completion-script fish > "$fish_dir/$tool.fish"
 done
 install -m 0644 man/diary.7 "$man7/diary.7"
+# A library an earlier version had and this one does not, once no installed tool needs it.
+for lib in "$lib_dir"/libdiary-*.so; do
+    [ -e "$stage/lib/innerbloom/$(basename "$lib")" ] || rm -f "$lib"
+done
 
 size=$(du -cb "${tools[@]/#/$bin_dir/}" "${libs[@]}" | tail -1 | cut -f1)
 echo "Installed ${tools[*]} in $bin_dir and the code they share in $lib_dir ($((size / 1000000)) MB)," \

@@ -52,6 +52,10 @@ struct InstallTests {
         let sandbox = try Sandbox()
         let prefix = sandbox.root.appendingPathComponent("prefix")
         let script = DocumentationTests.repository.appendingPathComponent("scripts/install.sh").path
+        // A library an earlier install left that this one does not make.
+        let stale = prefix.appendingPathComponent("lib/innerbloom/libdiary-gone.so")
+        try FileManager.default.createDirectory(at: stale.deletingLastPathComponent(), withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: stale.path, contents: Data("old".utf8)))
         let install = try Shell.run("\(Shell.quote(script)) --from \(Shell.quote(Sandbox.binaries.path)) \(Shell.quote(prefix.path))")
         #expect(install.status == 0, "install.sh: \(install.stderr)")
         #expect(install.stderr.contains("Installed diary-new"))
@@ -75,6 +79,7 @@ struct InstallTests {
         // The code the five share is on disk once, and each command loads only its part of it:
         // diary-find the core alone (no network, crypto or archive code), the others more.
         let libraries = prefix.appendingPathComponent("lib/innerbloom")
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "a library no tool needs any more was left")
         func ours(_ file: URL) throws -> Set<String> { Set(try Self.neededLibraries(of: file).filter { $0.hasPrefix("libdiary-") }) }
         #expect(try ours(prefix.appendingPathComponent("bin/diary-find")) == ["libdiary-core.so"])
         #expect(try ours(libraries.appendingPathComponent("libdiary-core.so")).isEmpty)
