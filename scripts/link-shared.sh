@@ -9,8 +9,8 @@
 # still loads only what its own target graph holds (diary-find: libdiary-core.so alone).
 #
 # Usage: scripts/link-shared.sh BUILD_DIR OUT_DIR
-#   BUILD_DIR: `swift build --show-bin-path` of a build of all five products (any
-#   configuration: the objects are the same with or without --static-swift-stdlib).
+#   BUILD_DIR: `swift build --show-bin-path` of a build of all five products (debug or
+#   release, with or without --static-swift-stdlib).
 set -euo pipefail
 
 build="${1:?usage: link-shared.sh BUILD_DIR OUT_DIR}"
@@ -34,7 +34,7 @@ mkdir -p "$out/bin" "$lib_dir"
 for i in "${!tools[@]}"; do
     list="$build/${tools[$i]}.product/Objects.LinkFileList"
     [ -f "$list" ] || { echo "link-shared.sh: no $list: build all five products first" >&2; exit 66; }
-    sed "s/^/$i\t/" "$list"
+    sort -u "$list" | sed "s/^/$i\t/"
 done | awk -F '\t' '{ sets[$2] = sets[$2] $1 } END { for (o in sets) print sets[o] "\t" o }' | sort > "$work/objects"
 
 # A group's name: "core" for all five, else the short names of the tools that share it.
