@@ -8,7 +8,7 @@
 #     two ways, against the sqlite3 CLI asking the same question of a plain FTS5 copy (the
 #     floor of search.sh).
 # The pairs are measured interleaved: ROUNDS rounds (default 10) of hyperfine, each running
-# every command RUNS times (default 10), so load on the machine hits both alike; medians
+# every command RUNS times (default 10), so load on the machine hits them alike; medians
 # are over every run of every round.
 #
 # Usage: bench/startup.sh [N]     BIN_DIR=… uses binaries already built (release, static)
@@ -101,9 +101,11 @@ print("| file | as SwiftPM built it (MB) | installed, stripped (MB) |\n|---|---:
 total_built = total_installed = 0
 for line in open(f"{out}/sizes.tsv"):
     name, built, installed = line.split()
-    total_built += int(built) if built != "-" else 0
-    total_installed += int(installed)
-    print(f"| {name} | {int(built) / 1e6 if built != '-' else 0:.1f} | {int(installed) / 1e6:.1f} |")
+    # A library has no SwiftPM-built counterpart ("-").
+    built, installed = (None if built == "-" else int(built)), int(installed)
+    total_built += built or 0
+    total_installed += installed
+    print(f"| {name} | {'–' if built is None else f'{built / 1e6:.1f}'} | {installed / 1e6:.1f} |")
 print(f"| **all** | **{total_built / 1e6:.1f}** | **{total_installed / 1e6:.1f}** |\n")
 for name, title in (("help", "process start"), ("search", f"海邊 --limit 20 at {int(n):,} entries")):
     rows = medians(name)

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --uninstall) uninstall=1 ;;
         --from) from="${2:?--from needs a folder}"; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         -*) echo "install.sh: unknown option $1" >&2; exit 64 ;;
         *) prefix="$1" ;;
     esac

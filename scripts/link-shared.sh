@@ -47,8 +47,9 @@ group_name() {
 
 # The -l flags the objects ask for: the toolchain's own static libraries, which only
 # libdiary-core.so links in (one copy of the runtime in the process), and the others.
-toolchain_libs() { "$autolink" "$@" -o - | sort -u | while read -r flag; do [ ! -e "$static_dir/lib${flag#-l}.a" ] || echo "$flag"; done; }
-system_libs() { "$autolink" "$@" -o - | sort -u | while read -r flag; do [ -e "$static_dir/lib${flag#-l}.a" ] || echo "$flag"; done; }
+for archive in "$static_dir"/lib*.a; do archive="${archive##*/lib}"; echo "-l${archive%.a}"; done > "$work/toolchain"
+toolchain_libs() { "$autolink" "$@" -o - | sort -u | grep -Fx -f "$work/toolchain" || true; }
+system_libs() { "$autolink" "$@" -o - | sort -u | grep -Fvx -f "$work/toolchain" || true; }
 
 # True when the tool set $1 holds every tool of the set $2.
 covers() { local i; for ((i = 0; i < ${#2}; i++)); do [[ "$1" == *"${2:$i:1}"* ]] || return 1; done; }
