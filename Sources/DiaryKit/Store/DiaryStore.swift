@@ -68,21 +68,29 @@ public final class DiaryStore: Sendable {
 
     /// Runs `body` in one immediate write transaction.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction(.immediate, body)
+    }
+
+    /// Runs `body` on a snapshot.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        // A deferred transaction, not `DatabaseQueue.read`: that one brackets the body with
+        // `PRAGMA query_only`, and SQLite expires every prepared statement at each flag
+        // pragma, so each read made every cached statement parse again at its next use
+        // (11 % of a push's instructions).
+        try transaction(.deferred, body)
+    }
+
+    private func transaction<T>(_ kind: Database.TransactionKind, _ body: (Database) throws -> T) throws -> T {
         try DiaryStore.translatingErrors {
             try database.writeWithoutTransaction { db in
                 var result: T?
-                try db.inTransaction(.immediate) {
+                try db.inTransaction(kind) {
                     result = try body(db)
                     return .commit
                 }
                 return result!
             }
         }
-    }
-
-    /// Runs `body` on a snapshot.
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try DiaryStore.translatingErrors { try database.read(body) }
     }
 
     /// Checks the file's structure (`PRAGMA integrity_check`); true when sound.

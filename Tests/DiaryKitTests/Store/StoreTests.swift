@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 @testable import DiaryKit
 
@@ -12,6 +13,25 @@ import Testing
         let again = try DiaryStore.open(diary.store.paths)
         #expect(again.deviceId == diary.store.deviceId, "the device id is stable")
         #expect(try diary.store.integrityCheck())
+    }
+
+    @Test func readsLeaveCachedStatementsPrepared() throws {
+        let diary = try TestDiary()
+        let id = try diary.draft("海邊")
+        // How often SQLite had to parse the cached statement again since it was made.
+        func runAndCountReprepares() throws -> Int32 {
+            try diary.store.read { db in
+                let statement = try db.cachedStatement(sql: "SELECT note FROM entry WHERE id = ?")
+                #expect(try String.fetchOne(statement, arguments: [id]) == "海邊")
+                return sqlite3_stmt_status(statement.sqliteStatement, SQLITE_STMTSTATUS_REPREPARE, 0)
+            }
+        }
+        #expect(try runAndCountReprepares() == 0)
+        try diary.store.write { db in try db.execute(sql: "UPDATE entry SET note = note WHERE id = ?", arguments: [id]) }
+        // A read that toggled `PRAGMA query_only` expired every statement, and each one of a
+        // push's batches then parsed its statements again.
+        #expect(try runAndCountReprepares() == 0)
+        #expect(try runAndCountReprepares() == 0)
     }
 
     @Test func contextsWrittenFlatByEarlierVersionsAreReadInTheRecordShape() throws {
