@@ -293,9 +293,7 @@ private struct Merge {
             let key = try MomentKey.next(db, occurredAt: Timestamps.millis(merged.occurredAt))
             try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, local.id])
         }
-        try db.cachedStatement(sql: """
-            UPDATE entry SET \(Self.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
-            """).execute(arguments: fieldArguments(merged) + [local.id])
+        try db.cachedStatement(sql: Self.updateFieldsSQL).execute(arguments: fieldArguments(merged) + [local.id])
         if merged.clock.deletedAt == nil {
             try store.keepVersion(db, before, entryId: local.id, by: source == "sync" ? .sync : .import)
         }
@@ -309,6 +307,13 @@ private struct Merge {
         "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal",
         "reflection",
     ]
+    // The statements' text is made once: a cached statement is found by its text, and
+    // joining it again for every merged entry was nearly 2 % of a pull.
+    private static let updateFieldsSQL = "UPDATE entry SET \(fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+    private static let insertFieldsSQL: String = {
+        let columns = fieldColumns + ["id", "moment_key"]
+        return "INSERT INTO entry(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    }()
 
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
         [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt), record.status.rawValue,
@@ -322,10 +327,7 @@ private struct Merge {
 
     private mutating func insertFields(_ record: EntryRecord) throws {
         let key = try MomentKey.next(db, occurredAt: Timestamps.millis(record.occurredAt))
-        let columns = Self.fieldColumns + ["id", "moment_key"]
-        try db.cachedStatement(sql: """
-            INSERT INTO entry(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
-            """).execute(arguments: fieldArguments(record) + [record.id, key])
+        try db.cachedStatement(sql: Self.insertFieldsSQL).execute(arguments: fieldArguments(record) + [record.id, key])
         try queue(table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
                           hlc: record.clock.hlc)
     }
