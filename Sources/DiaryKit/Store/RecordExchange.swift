@@ -183,6 +183,9 @@ private struct Merge {
     /// the index, SQLite asks it for a savepoint at every later statement, and FTS5 then writes
     /// out what it holds, a segment each time (most of a big pull's time).
     var reindexing: [String] = []
+    /// The search rows of entries new here, made from their records: reading an entry back
+    /// just to index it was a seventh of a pull's writing.
+    var searchRows: [String: DiaryStore.SearchRow] = [:]
     /// Tag ids by name, as found or made during this merge (a tag row is never removed here).
     var tagIds: [String: String] = [:]
     /// The newest link each tag got, for its `last_used_at`.
@@ -226,6 +229,8 @@ private struct Merge {
         if let local {
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
+            // Met a second time in this merge: what the tables hold now is read back.
+            searchRows[incoming.id] = nil
         } else {
             try insertFields(incoming)
             report.added += 1
@@ -243,12 +248,37 @@ private struct Merge {
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             reindexing.append(incoming.id)
+            if local == nil { searchRows[incoming.id] = Self.searchRow(incoming) }
             let countedAfter = try countedTagIds(incoming.id)
             for tagId in countedAfter.subtracting(countedBefore) { tagCountChanges[tagId, default: 0] += 1 }
             for tagId in countedBefore.subtracting(countedAfter) { tagCountChanges[tagId, default: 0] -= 1 }
         } else {
             report.unchanged += 1
         }
+    }
+
+    /// The search row of an entry new here, as `DiaryStore.reindex` would read it back, when
+    /// its record alone says what the tables hold: no message or tag named twice, no tag
+    /// removed, no two tags at one position. Nil otherwise.
+    private static func searchRow(_ record: EntryRecord) -> DiaryStore.SearchRow? {
+        let links = record.tagLinks
+        guard links.allSatisfy({ $0.clock.deletedAt == nil }), Set(links.map(\.name)).count == links.count,
+              Set(links.map(\.position)).count == links.count,
+              Set(record.lines.map(\.message.id)).count == record.lines.count else { return nil }
+        // Each author's messages by clock (compared as bytes, as SQLite does), then in the order written.
+        func chat(_ author: Author) -> String {
+            record.lines.enumerated().filter { $0.element.message.author == author }
+                .sorted { first, second in
+                    first.element.clock.hlc == second.element.clock.hlc
+                        ? first.offset < second.offset
+                        : first.element.clock.hlc.utf8.lexicographicallyPrecedes(second.element.clock.hlc.utf8)
+                }
+                .map(\.element.message.text).joined(separator: "\n")
+        }
+        return DiaryStore.SearchRow(title: record.title, summary: record.summary, note: record.note, transcript: record.transcript,
+                                    tags: record.tags.joined(separator: " "),
+                                    personChat: chat(.person), analysis: record.analysis, companionChat: chat(.companion),
+                                    place: record.context.placeNames.joined(separator: "\n"))
     }
 
     /// Decides between two versions of an entry's own fields; true when the local row changed.
@@ -525,7 +555,12 @@ private struct Merge {
             let (key, live) = try db.cachedStatement(sql: "SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?")
                 .decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            if live { try DiaryStore.reindex(db, entryId: id) }
+            guard live else { continue }
+            if let row = searchRows[id] {
+                try DiaryStore.insertSearchRow(db, key: key, row)
+            } else {
+                try DiaryStore.reindex(db, entryId: id)
+            }
         }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import DiaryKit
 
@@ -64,6 +65,60 @@ struct RecordExchangeTests {
         #expect(try target.store.merge([newer], source: "import").updated == 1)
         let merged = try record(target, id)
         #expect(merged.media.map(\.anchor) == [nil] && merged.writtenTags == ["PIZZA", "nyc"])
+    }
+
+    @Test("an entry new here is indexed from its record exactly as reading it back would index it")
+    func newEntriesAreIndexedAsReadBack() throws {
+        let source = try TestDiary()
+        let id = try source.page("海邊的傍晚", tags: ["旅行", "海邊", "夕陽"], at: moment("2026-11-20 17:40:03"))
+        _ = try source.store.appendMessage(entryId: id, author: .person, text: "風很大", persona: "warm", provider: nil)
+        _ = try source.store.appendMessage(entryId: id, author: .companion, text: "聽起來很舒服", persona: "warm", provider: nil)
+        _ = try source.store.appendMessage(entryId: id, author: .person, text: "浪也很高", persona: "warm", provider: nil)
+        try source.store.setContext(entryId: id, context: EntryContext(place: "基隆", locality: "中正區", country: "台灣"))
+        let original = try record(source, id)
+        // The same page again under new ids, its person's messages clocked in the reverse of
+        // the order they were written in; and once more naming a tag twice.
+        func copy(_ change: (inout EntryRecord) -> Void) -> EntryRecord {
+            var copy = original
+            copy.id = UUIDv7.make()
+            for index in copy.lines.indices {
+                copy.lines[index].message.id = UUIDv7.make()
+                copy.lines[index].message.entryId = copy.id
+            }
+            change(&copy)
+            return copy
+        }
+        let reversed = copy { record in
+            for (index, line) in record.lines.enumerated() where line.message.author == .person {
+                let hlc = HybridTimestamp(wallMillis: Timestamps.millis(moment("2026-11-20 18:00")) - Int64(index), counter: 0, device: "dev-b")
+                record.lines[index].clock = RowClock(hlc: hlc.description, deviceId: "dev-b")
+            }
+        }
+        let doubled = copy { record in
+            var again = record.tagLinks[0]
+            again.position = 7
+            record.tagLinks.append(again)
+        }
+        let target = try TestDiary()
+        #expect(try target.store.merge([original, reversed, doubled], source: "import").added == 3)
+
+        func searchRows() throws -> [String] {
+            try target.store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place
+                    FROM entry_fts ORDER BY rowid
+                    """).map { row in "\(row[0] as Int64) | " + (1..<row.count).map { row[$0] as String? ?? "NULL" }.joined(separator: " | ") }
+            }
+        }
+        let merged = try searchRows()
+        try target.store.write { db in
+            for id in try String.fetchAll(db, sql: "SELECT id FROM entry") { try DiaryStore.reindex(db, entryId: id) }
+        }
+        #expect(merged == (try searchRows()))
+        #expect(merged.count == 3)
+        #expect(merged.contains { $0.contains("浪也很高\n風很大") }, "the reversed clocks put the later message first")
+        #expect(merged.allSatisfy { $0.contains("旅行 海邊 夕陽") && $0.contains("基隆") && $0.contains("聽起來很舒服") })
+        #expect(try target.store.searchIndexIsConsistent())
     }
 
     @Test("merging into an empty diary copies everything; merging again changes nothing")
