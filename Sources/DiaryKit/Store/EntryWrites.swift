@@ -355,9 +355,17 @@ extension DiaryStore {
 
     /// Rebuilds the entry's full-text row from its current content (the tokenizer cuts it).
     static func reindex(_ db: Database, entryId: String) throws {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT moment_key, title, summary, note, transcript, analysis, context FROM entry WHERE id = ?
-            """), arguments: [entryId]) else { return }
+        guard let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT moment_key FROM entry WHERE id = ?"), arguments: [entryId])
+        else { return }
+        try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
+        try insertSearchRow(db, key: key, storedSearchRow(db, entryId: entryId))
+    }
+
+    /// The entry's full-text row as its tables hold it now.
+    static func storedSearchRow(_ db: Database, entryId: String) throws -> SearchRow {
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT title, summary, note, transcript, analysis, context FROM entry WHERE id = ?
+            """), arguments: [entryId])
         let tags = try String.fetchAll(db.cachedStatement(sql: """
             SELECT t.name FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ? ORDER BY et.position
             """), arguments: [entryId]).joined(separator: " ")
@@ -365,12 +373,9 @@ extension DiaryStore {
             try String.fetchAll(db.cachedStatement(sql: "SELECT text FROM message WHERE entry_id = ? AND author = ? ORDER BY hlc, seq"),
                                 arguments: [entryId, author.rawValue]).joined(separator: "\n")
         }
-        let key: Int64 = row["moment_key"]
-        try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-        try insertSearchRow(db, key: key, SearchRow(title: row["title"], summary: row["summary"], note: row["note"],
-                                                    transcript: row["transcript"], tags: tags, personChat: try chat(.person),
-                                                    analysis: row["analysis"], companionChat: try chat(.companion),
-                                                    place: ContextCoding.decode(row["context"]).placeNames.joined(separator: "\n")))
+        return SearchRow(title: row?["title"], summary: row?["summary"], note: row?["note"], transcript: row?["transcript"], tags: tags,
+                         personChat: try chat(.person), analysis: row?["analysis"], companionChat: try chat(.companion),
+                         place: ContextCoding.decode(row?["context"]).placeNames.joined(separator: "\n"))
     }
 
     /// The text of one entry's full-text row, column by column.

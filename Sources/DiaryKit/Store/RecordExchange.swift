@@ -229,8 +229,6 @@ private struct Merge {
         if let local {
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
-            // Met a second time in this merge: what the tables hold now is read back.
-            searchRows[incoming.id] = nil
         } else {
             try insertFields(incoming)
             report.added += 1
@@ -248,7 +246,8 @@ private struct Merge {
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             reindexing.append(incoming.id)
-            if local == nil { searchRows[incoming.id] = Self.searchRow(incoming) }
+            // An entry met again in this merge and changed is read back from its tables.
+            searchRows[incoming.id] = local == nil ? Self.searchRow(incoming) : nil
             let countedAfter = try countedTagIds(incoming.id)
             for tagId in countedAfter.subtracting(countedBefore) { tagCountChanges[tagId, default: 0] += 1 }
             for tagId in countedBefore.subtracting(countedAfter) { tagCountChanges[tagId, default: 0] -= 1 }
@@ -555,12 +554,7 @@ private struct Merge {
             let (key, live) = try db.cachedStatement(sql: "SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?")
                 .decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            guard live else { continue }
-            if let row = searchRows[id] {
-                try DiaryStore.insertSearchRow(db, key: key, row)
-            } else {
-                try DiaryStore.reindex(db, entryId: id)
-            }
+            if live { try DiaryStore.insertSearchRow(db, key: key, searchRows[id] ?? DiaryStore.storedSearchRow(db, entryId: id)) }
         }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
