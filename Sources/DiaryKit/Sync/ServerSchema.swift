@@ -385,6 +385,12 @@ package enum ServerSchema {
         AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9]+\.[0-9]+\..'
                        AND length(split_part(v #>> '{}', '.', 1)) = 15 AND length(split_part(v #>> '{}', '.', 2)) = 6 $fn$;
 
+    -- The wall-clock time (ms) of a hybrid clock, or NULL when it is not one.
+    CREATE OR REPLACE FUNCTION diary.hlc_ms(h text) RETURNS bigint
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT CASE WHEN h ~ '^[0-9]+\.[0-9]+\..' AND length(split_part(h, '.', 1)) = 15 AND length(split_part(h, '.', 2)) = 6
+                            THEN split_part(h, '.', 1)::bigint END $fn$;
+
     -- The first field of an item (`path` names where it sits) that a client could not read:
     -- `fields` pairs each field name with what it must be — 'string', 'text' (string or not
     -- given), 'time', 'time?', 'id', 'count', 'count?', 'finite?', 'bool?', 'digest',
@@ -468,7 +474,7 @@ package enum ServerSchema {
             IF jsonb_typeof(rec->'field_clocks') <> 'object' THEN
                 RETURN 'field_clocks';
             END IF;
-            FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+            FOREACH part IN ARRAY ARRAY[\#(Fields.clockParts.map { "'\($0)'" }.joined(separator: ", "))] LOOP
                 IF diary.is_given(rec->'field_clocks'->part) AND NOT diary.is_hlc(rec->'field_clocks'->part) THEN
                     RETURN 'field_clocks.' || part;
                 END IF;
@@ -502,7 +508,7 @@ package enum ServerSchema {
                 ELSE
                     -- A tag name is read trimmed of spaces, quotes and leading '#': something must remain.
                     IF jsonb_typeof(child->'name') IS DISTINCT FROM 'string'
-                       OR child->>'name' !~ '[^[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"''「」『』#＂＃＇]' THEN
+                       OR child->>'name' !~ '\#(tagNameRemains)' THEN
                         RETURN format('tag_links[%s].name', n);
                     END IF;
                     problem := \#(firstUnreadable("child", path: "format('tag_links[%s].', n)", Fields.tagLink));
@@ -526,8 +532,8 @@ package enum ServerSchema {
         times bigint;
         part text;
         problem text;
-        h text;
-        newest bigint := 0;
+        bad int;
+        newest bigint;
     BEGIN
         IF jsonb_typeof(rec) IS DISTINCT FROM 'object' THEN
             RAISE EXCEPTION 'record is not a JSON object' USING ERRCODE = '22023';
@@ -569,14 +575,71 @@ package enum ServerSchema {
         ELSE
             RAISE EXCEPTION 'unknown record kind %', rec->'kind' USING ERRCODE = '22023';
         END IF;
-        -- HLC: 15-digit wall ms '.' 6-digit counter '.' device id.
-        FOREACH h IN ARRAY hlcs LOOP
-            IF h IS NULL OR h !~ '^[0-9]+\.[0-9]+\..' OR length(split_part(h, '.', 1)) <> 15 OR length(split_part(h, '.', 2)) <> 6 THEN
-                RAISE EXCEPTION 'bad hlc %', coalesce(h, 'null') USING ERRCODE = '22023';
-            END IF;
-            newest := greatest(newest, split_part(h, '.', 1)::bigint);
-        END LOOP;
+        -- HLC: 15-digit wall ms '.' 6-digit counter '.' device id. All in one statement; the
+        -- first bad one is named.
+        SELECT (min(u.n) FILTER (WHERE diary.hlc_ms(u.h) IS NULL))::int, max(diary.hlc_ms(u.h))
+          INTO bad, newest
+          FROM unnest(hlcs) WITH ORDINALITY u(h, n);
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION 'bad hlc %', coalesce(hlcs[bad], 'null') USING ERRCODE = '22023';
+        END IF;
         RETURN newest;
+    END
+    $fn$;
+
+    -- For a batch of new entries (push's one-statement path), the checks above made once for
+    -- the whole batch: a query costs far less per record over twenty records than over one,
+    -- and most batches are fine. When these say no, the batch goes record by record, where
+    -- the record is refused and the reason named.
+
+    -- True when every record of the batch is an entry a client could read: the same rules as
+    -- unreadable_entry_field. First each field's type and size, record by record; then each
+    -- field with a written form (times, ids, clocks, digests, counts, tag names): all values of
+    -- one form in one string, matched once. Postgres builds a pattern's automaton again at
+    -- every match, so one match per batch costs a tenth of one per value. A newline would hide
+    -- where a value ends: no value may hold one.
+    CREATE OR REPLACE FUNCTION diary.batch_readable(batch jsonb) RETURNS boolean
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    BEGIN
+        IF NOT (SELECT coalesce(bool_and(coalesce(\#(entryShaped("p.rec")), false)), true)
+                  FROM diary.batch_items(batch) p) THEN
+            RETURN false;
+        END IF;
+        RETURN \#(entryFormsMatch("batch"));
+    END
+    $fn$;
+
+    -- The newest wall-clock time (ms) among every clock of a batch of entry records, or NULL
+    -- unless record_clock_ms would take each of them (an error when Postgres refuses a time).
+    CREATE OR REPLACE FUNCTION diary.batch_clock_ms(batch jsonb) RETURNS bigint
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, diary, pg_temp
+    AS $fn$
+    DECLARE
+        good boolean;
+        newest bigint;
+        times bigint;
+    BEGIN
+        -- Each record and each item: its clock, its device, the times Postgres must take.
+        SELECT bool_and(x.ms IS NOT NULL AND coalesce(x.device, '') <> ''), max(x.ms),
+               count(x.created) + count(x.occurred) + count(x.deleted)
+          INTO good, newest, times
+          FROM (SELECT diary.hlc_ms(p.rec->>'hlc') AS ms, p.rec->>'device_id' AS device, (p.rec->>'created_at')::timestamptz AS created,
+                       (p.rec->>'occurred_at')::timestamptz AS occurred, (p.rec->>'deleted_at')::timestamptz AS deleted
+                  FROM diary.batch_items(batch) p
+                UNION ALL
+                SELECT diary.hlc_ms(c.value), 'field clock', NULL, NULL, NULL
+                  FROM diary.batch_items(batch) p,
+                       jsonb_each_text(CASE WHEN jsonb_typeof(p.rec->'field_clocks') = 'object' THEN p.rec->'field_clocks' ELSE '{}' END) c
+                 WHERE c.value IS NOT NULL
+                UNION ALL
+                SELECT diary.hlc_ms(c.value->>'hlc'), c.value->>'device_id', (c.value->>'created_at')::timestamptz, NULL,
+                       (c.value->>'deleted_at')::timestamptz
+                  FROM diary.batch_items(batch) p, unnest(ARRAY['media', 'messages', 'tag_links']) k(part),
+                       jsonb_array_elements(CASE WHEN jsonb_typeof(p.rec->k.part) = 'array' THEN p.rec->k.part ELSE '[]' END) c) x;
+        RETURN CASE WHEN good THEN newest END;
     END
     $fn$;
 
@@ -892,14 +955,21 @@ package enum ServerSchema {
 
     -- push(batch): applies up to 20 records [{"key": idempotency key, "record": {...}}, ...].
     -- SECURITY INVOKER: row-level security applies to everything it does.
-    -- A push's items in order: their position, idempotency key and record.
+    -- A push's items in order: their position, idempotency key and record. The record is cut
+    -- out of the batch once per item (OFFSET 0 keeps the sub-query apart): inlined, every
+    -- mention of it would copy it out of the batch again.
     CREATE OR REPLACE FUNCTION diary.batch_items(batch jsonb) RETURNS TABLE (n bigint, key text, rec jsonb)
         LANGUAGE sql IMMUTABLE
-        AS $fn$ SELECT b.n, b.value->>'key', b.value->'record' FROM pg_catalog.jsonb_array_elements(batch) WITH ORDINALITY b(value, n) $fn$;
+        AS $fn$ SELECT b.n, b.value->>'key', r.rec FROM pg_catalog.jsonb_array_elements(batch) WITH ORDINALITY b(value, n),
+                       LATERAL (SELECT b.value->'record' OFFSET 0) r(rec) $fn$;
 
+    -- No JIT: a batch is at most 20 records, but Postgres guesses a hundred rows for every
+    -- JSON list it takes apart, and compiling the statements those guesses make look costly
+    -- took longer than running them (50 ms a batch).
     CREATE OR REPLACE FUNCTION diary.push(batch jsonb, device text DEFAULT NULL) RETURNS jsonb
         LANGUAGE plpgsql
         SET search_path = pg_catalog, diary, pg_temp
+        SET jit = off
     AS $fn$
     DECLARE
         uid uuid := diary.account_id();
@@ -948,11 +1018,9 @@ package enum ServerSchema {
                                GROUP BY p.n, x->>'name' HAVING count(*) > 1) THEN
                     RAISE EXCEPTION 'not all new' USING ERRCODE = 'P0001';
                 END IF;
-                FOR item IN SELECT value FROM jsonb_array_elements(batch) LOOP
-                    IF diary.record_clock_ms(item->'record') > horizon THEN
-                        RAISE EXCEPTION 'a clock ahead' USING ERRCODE = 'P0001';
-                    END IF;
-                END LOOP;
+                IF NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false) THEN
+                    RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
+                END IF;
                 INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq, echo_of)
                 SELECT uid, p.rec->>'id', p.rec->>'hlc', p.rec->>'device_id', (p.rec->>'deleted_at') IS NOT NULL,
                        (p.rec->>'created_at')::timestamptz, (p.rec->>'occurred_at')::timestamptz,
@@ -1621,7 +1689,7 @@ package enum ServerSchema {
                 diary.record_clock_ms(jsonb), diary.keep_conflict(uuid, text, text, text, text, jsonb),
                 diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
                 diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
-                diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
+                diary.batch_readable(jsonb), diary.batch_clock_ms(jsonb), diary.hlc_ms(text), diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
                 diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
                 TO %I', who);
         END LOOP;
@@ -1694,15 +1762,132 @@ package enum ServerSchema {
         }
     }
 
+    /// The SQL that is true when every one of `fields` of `item` is readable (NULL counts as no).
+    private static func allReadable(_ item: String, _ fields: [(String, String)]) -> String {
+        "(" + fields.map { test($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
+    }
+
     /// An expression naming the first of `fields` of `item` a client could not read, or NULL.
     /// All are tested in one expression first; only when that fails does
     /// `diary.unreadable_field` go field by field to name the one (most records are fine, and
     /// one expression costs a fraction of a loop over the fields).
     private static func firstUnreadable(_ item: String, path: String, _ fields: [(String, String)]) -> String {
-        let all = fields.map { test($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ")
         let spec = fields.map { "'\($0.0)', '\($0.1)'" }.joined(separator: ", ")
-        return "CASE WHEN coalesce(\(all), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
+        return "CASE WHEN coalesce(\(allReadable(item, fields)), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
     }
+
+    // MARK: The same rules, for a whole batch at once (diary.batch_readable)
+
+    /// The written form each field kind's text must take, as a pattern without anchors.
+    private static let kindForms = ["time": timeForm, "id": "[0-9a-f-]+", "hlc": hlcForm, "digest": "[0-9a-f]+", "count": "[0-9]+"]
+
+    /// YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), as `diary.is_time` takes it.
+    private static let timeForm = "[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-][0-9][0-9]:[0-9][0-9])"
+    /// 15 digits '.' 6 digits '.' something, as `diary.is_hlc` takes it (written out: bounded
+    /// repeats make large automata). No form may match a newline, which ends each value.
+    private static let hlcForm = String(repeating: "[0-9]", count: 15) + "\\." + String(repeating: "[0-9]", count: 6) + "\\.[^\\n]+"
+
+    /// Every written form a batch's values are matched against, by name.
+    private static let forms = kindForms.merging(["order_key": "[0-9a-z]*[1-9a-z]", "ext": "[a-z0-9]+", "tag_name": "[^\\n]*\(tagNameRemains)[^\\n]*"]) { $1 }
+
+    /// The SQL that is true when `value` has the type and size of `kind`; its written form is
+    /// matched apart (`formValues`).
+    private static func shaped(_ kind: String, _ value: String) -> String {
+        if kind.hasSuffix("?") { return "(NOT diary.is_given(\(value)) OR \(shaped(String(kind.dropLast()), value)))" }
+        switch kind {
+        case "time", "hlc": return "jsonb_typeof(\(value)) = 'string'"
+        case "id": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') <= 64)"
+        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64)"
+        case "count":
+            return "(jsonb_typeof(\(value)) = 'number' AND length(\(value) #>> '{}') <= 19 AND (\(value) #>> '{}')::numeric <= 9223372036854775807)"
+        default: return test(kind, value)
+        }
+    }
+
+    /// The SQL that is true when every one of `fields` of `item` has its type and size.
+    private static func allShaped(_ item: String, _ fields: [(String, String)]) -> String {
+        "(" + fields.map { shaped($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
+    }
+
+    /// The values of `fields` of `item` that have a written form, each with its form.
+    private static func formValues(_ item: String, _ fields: [(String, String)]) -> [(form: String, sql: String)] {
+        fields.compactMap { field, kind in
+            let form = kind.hasSuffix("?") ? String(kind.dropLast()) : kind
+            return kindForms[form] == nil ? nil : (form, "\(item)->>'\(field)'")
+        }
+    }
+
+    /// A sub-query, true when each of `values` (over the rows `from`) has its written form:
+    /// per form, all rows' values in one string, a line each, matched once; and no value holds
+    /// a newline, which would hide where it ends.
+    private static func formsMatch(_ values: [(form: String, sql: String)], from: String) -> String {
+        let byForm = Dictionary(grouping: values, by: \.form)
+        let matches = byForm.keys.sorted().map { form in
+            // Each value given starts a line; a value not given adds nothing.
+            let lines = "concat(" + byForm[form]!.map { "E'\\n' || (\($0.sql))" }.joined(separator: ", ") + ")"
+            return "coalesce(string_agg(\(lines), '') ~ '^(?:\\n\(forms[form]!))*$', true)"
+        }
+        let oneLineEach = "coalesce(bool_and(strpos(concat(\(values.map(\.sql).joined(separator: ", "))), E'\\n') = 0), true)"
+        return "(SELECT " + (matches + [oneLineEach]).joined(separator: "\n                    AND ") + "\n                  FROM \(from))"
+    }
+
+    /// The SQL that is true when the entry record `rec` passes every check of
+    /// `diary.unreadable_entry_field` but the written forms.
+    private static func entryShaped(_ rec: String) -> String {
+        func given(_ value: String) -> String { "diary.is_given(\(value))" }
+        func items(_ part: String, _ test: String) -> String {
+            let list = "\(rec)->'\(part)'"
+            return "(NOT \(given(list)) OR jsonb_typeof(\(list)) = 'array')"
+                + "\n            AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(list)) = 'array' THEN \(list) ELSE '[]' END) c(value)"
+                + "\n                            WHERE NOT coalesce(\(test), false))"
+        }
+        let context = "\(rec)->'context'", weather = "\(rec)->'context'->'weather'"
+        let reflection = "\(rec)->'reflection'", clocks = "\(rec)->'field_clocks'", orderKey = "\(rec)->'order_key'"
+        var checks: [String] = [
+            "jsonb_typeof(\(rec)) = 'object' AND \(rec)->'kind' = '\"entry\"'",
+            allShaped(rec, Fields.identity),
+            "EXISTS (SELECT 1 FROM diary.time_zone z WHERE z.name = \(rec)->>'time_zone')",
+            "\(rec)->>'status' IN ('draft', 'chatting', 'saved', 'summary_failed') AND jsonb_typeof(\(rec)->'status') = 'string'",
+            allShaped(rec, Fields.clock + Fields.moment),
+        ]
+        let weatherShaped: String = "(jsonb_typeof(\(weather)) IS DISTINCT FROM 'object' OR \(allShaped(weather, Fields.weather)))"
+        checks.append("(NOT \(given(context)) OR (jsonb_typeof(\(context)) = 'object' AND \(allShaped(context, Fields.place))"
+                      + "\n                 AND \(weatherShaped)))")
+        checks.append(allShaped(rec, Fields.page))
+        let reflectionParts: String = ["period", "from", "to"].map { " AND jsonb_typeof(\(reflection)->'\($0)') = 'string'" }.joined()
+        checks.append("(NOT \(given(reflection)) OR (jsonb_typeof(\(reflection)) = 'object'\(reflectionParts) AND jsonb_typeof(\(reflection)->'cites') = 'array'"
+                      + "\n                 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(\(reflection)->'cites') c WHERE jsonb_typeof(c.value) <> 'string')))")
+        let clockParts: String = Fields.clockParts.map { " AND \(shaped("hlc?", "\(clocks)->'\($0)'"))" }.joined()
+        checks.append("(NOT \(given(clocks)) OR (jsonb_typeof(\(clocks)) = 'object'\(clockParts)))")
+        checks.append("(NOT \(given(orderKey)) OR length(\(rec)->>'order_key') <= 64)")
+        let media: String = "c.value->>'kind' IN ('photo', 'video', 'audio', 'file') AND jsonb_typeof(c.value->'kind') = 'string'"
+            + " AND \(allShaped("c.value", Fields.mediaFile)) AND length(c.value->>'ext') <= 8 AND \(allShaped("c.value", Fields.mediaItem))"
+        let message: String = "c.value->>'author' IN ('person', 'companion') AND jsonb_typeof(c.value->'author') = 'string'"
+            + " AND \(allShaped("c.value", Fields.message))"
+        let tagLink: String = "jsonb_typeof(c.value->'name') = 'string' AND \(allShaped("c.value", Fields.tagLink))"
+        checks += [items("media", media), items("messages", message), items("tag_links", tagLink)]
+        return checks.joined(separator: "\n        AND ")
+    }
+
+    /// The SQL that is true when every value with a written form in the entry records of
+    /// `batch` has it: the records' own fields, then each list of items.
+    private static func entryFormsMatch(_ batch: String) -> String {
+        let records = "diary.batch_items(\(batch)) p"
+        let entry = formValues("p.rec", Fields.identity + Fields.clock + Fields.moment + Fields.page)
+            + formValues("(p.rec->'context'->'weather')", Fields.weather)
+            + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, "hlc") }) + [("order_key", "p.rec->>'order_key'")]
+        func items(_ part: String) -> String {
+            "\(records), jsonb_array_elements(CASE WHEN jsonb_typeof(p.rec->'\(part)') = 'array' THEN p.rec->'\(part)' ELSE '[]' END) c"
+        }
+        return [formsMatch(entry, from: records),
+                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [("ext", "c.value->>'ext'")], from: items("media")),
+                formsMatch(formValues("c.value", Fields.message), from: items("messages")),
+                formsMatch(formValues("c.value", Fields.tagLink) + [("tag_name", "c.value->>'name'")], from: items("tag_links"))]
+            .joined(separator: "\n            AND ")
+    }
+
+    /// A tag name is read trimmed of spaces, quotes and leading '#': this pattern finds what remains.
+    private static let tagNameRemains = #"[^[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"''「」『』#＂＃＇]"#
 
     /// The fields of a record's parts and what each must be, in the order they are checked.
     private enum Fields {
@@ -1727,5 +1912,7 @@ package enum ServerSchema {
         static let message = [("id", "id"), ("persona", "string"), ("provider", "text"), ("text", "string"),
                               ("created_at", "time")] + clock
         static let tagLink = [("position", "count"), ("created_at", "time"), ("label", "text")] + clock
+        /// The parts of an entry with a clock of their own in `field_clocks`.
+        static let clockParts = ["content", "star", "trash", "order"]
     }
 }

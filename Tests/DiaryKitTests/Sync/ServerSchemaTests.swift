@@ -361,6 +361,25 @@ struct ServerSchemaTests {
         #expect(try await server.admin("SELECT count(*) FROM diary.entry WHERE user_id = '\(alice.id)'") == "3")
         #expect(try await server.admin("SELECT count(*) FROM diary.push_receipt WHERE user_id = '\(alice.id)'") == "3")
         #expect(batch["server_seq"]?.doubleValue == 3)
+
+        // A batch of new entries is checked at once (diary.batch_clock_ms): the newest clock
+        // record_clock_ms finds, or none when it would refuse one, and then the batch goes
+        // record by record and only the bad one is refused.
+        let fine = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a",
+                                 messages: [Records.message(id: randomId(), author: "person", text: "hi", minute: 2, hlc: clock.hlc("dev-a"), device: "dev-a")])
+        func batchOf(_ records: JSON...) -> String {
+            "jsonb_build_array(" + records.map { "jsonb_build_object('key', 'k', 'record', $r$\($0.serialized)$r$::jsonb)" }.joined(separator: ", ") + ")"
+        }
+        #expect(try await server.admin("SELECT diary.batch_clock_ms(\(batchOf(fine))) = diary.record_clock_ms($r$\(fine.serialized)$r$::jsonb)") == "t")
+        let strangeClock = fine.setting("id", to: .string(randomId())).setting("field_clocks", to: .object([("mood", .string("soon"))]))
+        let noDevice = fine.setting("id", to: .string(randomId())).setting("messages.0.device_id", to: .string(""))
+        let noSuchDay = fine.setting("id", to: .string(randomId())).setting("messages.0.created_at", to: .string("2026-02-30T10:00:00.000Z"))
+        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(batchOf(fine, strangeClock)))::text, 'none')") == "none")
+        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(batchOf(noDevice, fine)))::text, 'none')") == "none")
+        let checked = try await server.push([("h1", fine), ("h2", strangeClock), ("h3", noDevice), ("h4", noSuchDay)], as: alice)
+        #expect(pushStatuses(checked) == ["applied", "rejected", "rejected", "rejected"])
+        #expect(checked["results"]?[1]?["error"]?.stringValue?.contains("bad hlc soon") == true)
+        #expect(try await server.admin("SELECT count(*) FROM diary.entry WHERE user_id = '\(alice.id)'") == "4")
     }
 
     // MARK: What the server takes, every client can read
@@ -437,6 +456,10 @@ struct ServerSchemaTests {
             ("reflection", .object([("period", .string("week")), ("from", .string("2026-11-19")), ("to", .string("2026-11-25")),
                                     ("cites", .array([.int(1)]))]), "reflection"),
             ("reflection", .object([("period", .string("week")), ("to", .string("2026-11-25")), ("cites", .array([]))]), "reflection"),
+            // A batch's values of one form are matched as lines of one string: a value may not pass as two.
+            ("id", .string(""), "id"), ("id", .string("ab\ncd"), "id"),
+            ("messages.0.created_at", .string("2026-11-21T17:40:00Z\n2026-11-21T17:41:00Z"), "messages[0].created_at"),
+            ("tag_links.0.name", .string("  \n#"), "tag_links[0].name"),
         ]
         let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
         let expected = [""] + cases.map(\.field)
@@ -453,6 +476,20 @@ struct ServerSchemaTests {
             #expect(clientFields[index] == expected[index], "client, \(label)")
             #expect(serverFields[index] == expected[index], "server, \(label)")
         }
+
+        // A push's batch of new entries is checked at once (diary.batch_readable): the same verdicts.
+        let batchAnswer = try await server.admin(
+            "SELECT diary.batch_readable(jsonb_build_array(jsonb_build_object('key', 'k', 'record', r))) FROM (VALUES \(rows)) v(n, r) ORDER BY n")
+        let batchVerdicts = batchAnswer.split(separator: "\n").map { $0 == "t" }
+        try #require(batchVerdicts.count == records.count)
+        for index in records.indices {
+            let label = index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
+            #expect(batchVerdicts[index] == expected[index].isEmpty, "batch, \(label)")
+        }
+        // A batch is readable only when each of its records is.
+        func item(_ record: JSON) -> String { "jsonb_build_object('key', 'k', 'record', $r$\(record.serialized)$r$::jsonb)" }
+        #expect(try await server.admin("SELECT diary.batch_readable(jsonb_build_array(\(records.prefix(3).map(item).joined(separator: ", "))))") == "f")
+        #expect(try await server.admin("SELECT diary.batch_readable(jsonb_build_array(\(item(records[0])), \(item(records[0]))))") == "t")
 
         // Every zone name the server takes is one clients know.
         let zones = try await server.admin("SELECT name FROM diary.time_zone").split(separator: "\n").map(String.init)
