@@ -604,7 +604,8 @@ package enum ServerSchema {
     AS $fn$
     BEGIN
         IF NOT (SELECT coalesce(bool_and(coalesce(\#(entryShaped("p.rec")), false)), true)
-                  FROM diary.batch_items(batch) p) THEN
+                  FROM diary.batch_items(batch) p)
+           OR NOT (\#(itemsShaped("batch"))) THEN
             RETURN false;
         END IF;
         RETURN \#(entryFormsMatch("batch"));
@@ -613,33 +614,35 @@ package enum ServerSchema {
 
     -- The newest wall-clock time (ms) among every clock of a batch of entry records, or NULL
     -- unless record_clock_ms would take each of them (an error when Postgres refuses a time).
+    -- Clocks are matched as lines of one string, like the forms above; once all are in the
+    -- HLC form, the greatest in byte order has the newest wall clock.
     CREATE OR REPLACE FUNCTION diary.batch_clock_ms(batch jsonb) RETURNS bigint
         LANGUAGE plpgsql STABLE
         SET search_path = pg_catalog, diary, pg_temp
     AS $fn$
     DECLARE
         good boolean;
-        newest bigint;
+        newest text;
         times bigint;
     BEGIN
         -- Each record and each item: its clock, its device, the times Postgres must take.
-        SELECT bool_and(x.ms IS NOT NULL AND coalesce(x.device, '') <> ''), max(x.ms),
-               count(x.created) + count(x.occurred) + count(x.deleted)
+        SELECT coalesce(string_agg(E'\n' || x.hlc, '') ~ '^(?:\n\#(hlcForm))*$'
+                        AND bool_and(x.hlc IS NOT NULL AND strpos(x.hlc, E'\n') = 0 AND coalesce(x.device, '') <> ''), false),
+               max(x.hlc COLLATE "C"), count(x.created) + count(x.occurred) + count(x.deleted)
           INTO good, newest, times
-          FROM (SELECT diary.hlc_ms(p.rec->>'hlc') AS ms, p.rec->>'device_id' AS device, (p.rec->>'created_at')::timestamptz AS created,
+          FROM (SELECT p.rec->>'hlc' AS hlc, p.rec->>'device_id' AS device, (p.rec->>'created_at')::timestamptz AS created,
                        (p.rec->>'occurred_at')::timestamptz AS occurred, (p.rec->>'deleted_at')::timestamptz AS deleted
                   FROM diary.batch_items(batch) p
                 UNION ALL
-                SELECT diary.hlc_ms(c.value), 'field clock', NULL, NULL, NULL
-                  FROM diary.batch_items(batch) p,
-                       jsonb_each_text(CASE WHEN jsonb_typeof(p.rec->'field_clocks') = 'object' THEN p.rec->'field_clocks' ELSE '{}' END) c
-                 WHERE c.value IS NOT NULL
+                SELECT c.value #>> '{}', 'field clock', NULL, NULL, NULL
+                  FROM jsonb_path_query(batch, '$[*].record.field_clocks.*') c(value)
+                 WHERE c.value #>> '{}' IS NOT NULL\#(itemShapes.map { """
+
                 UNION ALL
-                SELECT diary.hlc_ms(c.value->>'hlc'), c.value->>'device_id', (c.value->>'created_at')::timestamptz, NULL,
-                       (c.value->>'deleted_at')::timestamptz
-                  FROM diary.batch_items(batch) p, unnest(ARRAY['media', 'messages', 'tag_links']) k(part),
-                       jsonb_array_elements(CASE WHEN jsonb_typeof(p.rec->k.part) = 'array' THEN p.rec->k.part ELSE '[]' END) c) x;
-        RETURN CASE WHEN good THEN newest END;
+                SELECT c.value->>'hlc', c.value->>'device_id', (c.value->>'created_at')::timestamptz, NULL, (c.value->>'deleted_at')::timestamptz
+                  FROM \(batchItems("batch", $0.part))
+    """ }.joined())) x;
+        RETURN CASE WHEN good THEN left(newest, 15)::bigint END;
     END
     $fn$;
 
@@ -1791,17 +1794,24 @@ package enum ServerSchema {
     private static let forms = kindForms.merging(["order_key": "[0-9a-z]*[1-9a-z]", "ext": "[a-z0-9]+", "tag_name": "[^\\n]*\(tagNameRemains)[^\\n]*"]) { $1 }
 
     /// The SQL that is true when `value` has the type and size of `kind`; its written form is
-    /// matched apart (`formValues`).
+    /// matched apart (`formValues`). The value is looked up once where the type alone decides
+    /// (a lookup copies the value out of the record, and most fields are optional text).
     private static func shaped(_ kind: String, _ value: String) -> String {
-        if kind.hasSuffix("?") { return "(NOT diary.is_given(\(value)) OR \(shaped(String(kind.dropLast()), value)))" }
-        switch kind {
-        case "time", "hlc": return "jsonb_typeof(\(value)) = 'string'"
-        case "id": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') <= 64)"
-        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64)"
-        case "count":
-            return "(jsonb_typeof(\(value)) = 'number' AND length(\(value) #>> '{}') <= 19 AND (\(value) #>> '{}')::numeric <= 9223372036854775807)"
-        default: return test(kind, value)
+        let optional = kind.hasSuffix("?") || kind == "text"
+        let base = kind == "text" ? "string" : kind.hasSuffix("?") ? String(kind.dropLast()) : kind
+        let type = ["time": "string", "hlc": "string", "id": "string", "digest": "string", "string": "string",
+                    "count": "number", "finite": "number", "bool": "boolean"][base]!
+        let typed = optional ? "coalesce(jsonb_typeof(\(value)), 'null') IN ('\(type)', 'null')" : "jsonb_typeof(\(value)) = '\(type)'"
+        let size: String? = switch base {
+        case "id": "length(\(value) #>> '{}') <= 64"
+        case "digest": "length(\(value) #>> '{}') = 64"
+        case "count": "length(\(value) #>> '{}') <= 19 AND (\(value) #>> '{}')::numeric <= 9223372036854775807"
+        case "finite": "abs((\(value) #>> '{}')::numeric) < 1e308"
+        default: nil
         }
+        guard let size else { return typed }
+        // A JSON null's text is SQL NULL: an optional value not given passes its size.
+        return "(\(typed) AND coalesce(\(size), true))"
     }
 
     /// The SQL that is true when every one of `fields` of `item` has its type and size.
@@ -1835,11 +1845,9 @@ package enum ServerSchema {
     /// `diary.unreadable_entry_field` but the written forms.
     private static func entryShaped(_ rec: String) -> String {
         func given(_ value: String) -> String { "diary.is_given(\(value))" }
-        func items(_ part: String, _ test: String) -> String {
+        func isList(_ part: String) -> String {
             let list = "\(rec)->'\(part)'"
             return "(NOT \(given(list)) OR jsonb_typeof(\(list)) = 'array')"
-                + "\n            AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(list)) = 'array' THEN \(list) ELSE '[]' END) c(value)"
-                + "\n                            WHERE NOT coalesce(\(test), false))"
         }
         let context = "\(rec)->'context'", weather = "\(rec)->'context'->'weather'"
         let reflection = "\(rec)->'reflection'", clocks = "\(rec)->'field_clocks'", orderKey = "\(rec)->'order_key'"
@@ -1860,13 +1868,30 @@ package enum ServerSchema {
         let clockParts: String = Fields.clockParts.map { " AND \(shaped("hlc?", "\(clocks)->'\($0)'"))" }.joined()
         checks.append("(NOT \(given(clocks)) OR (jsonb_typeof(\(clocks)) = 'object'\(clockParts)))")
         checks.append("(NOT \(given(orderKey)) OR length(\(rec)->>'order_key') <= 64)")
-        let media: String = "c.value->>'kind' IN ('photo', 'video', 'audio', 'file') AND jsonb_typeof(c.value->'kind') = 'string'"
-            + " AND \(allShaped("c.value", Fields.mediaFile)) AND length(c.value->>'ext') <= 8 AND \(allShaped("c.value", Fields.mediaItem))"
-        let message: String = "c.value->>'author' IN ('person', 'companion') AND jsonb_typeof(c.value->'author') = 'string'"
-            + " AND \(allShaped("c.value", Fields.message))"
-        let tagLink: String = "jsonb_typeof(c.value->'name') = 'string' AND \(allShaped("c.value", Fields.tagLink))"
-        checks += [items("media", media), items("messages", message), items("tag_links", tagLink)]
+        checks += itemShapes.map { isList($0.part) }
         return checks.joined(separator: "\n        AND ")
+    }
+
+    /// What each item of an entry's lists must be (but the written forms), as SQL on `c.value`.
+    private static let itemShapes: [(part: String, test: String)] = [
+        ("media", "c.value->>'kind' IN ('photo', 'video', 'audio', 'file') AND jsonb_typeof(c.value->'kind') = 'string'"
+            + " AND \(allShaped("c.value", Fields.mediaFile)) AND length(c.value->>'ext') <= 8 AND \(allShaped("c.value", Fields.mediaItem))"),
+        ("messages", "c.value->>'author' IN ('person', 'companion') AND jsonb_typeof(c.value->'author') = 'string'"
+            + " AND \(allShaped("c.value", Fields.message))"),
+        ("tag_links", "jsonb_typeof(c.value->'name') = 'string' AND \(allShaped("c.value", Fields.tagLink))"),
+    ]
+
+    /// Rows `c(value)`: every item of the list `part` of every record of `batch`, in one scan
+    /// of the batch. A list that is null is no list (lax `[*]` would take the null for an
+    /// item); one that is neither null nor a list is refused by the record's own checks.
+    private static func batchItems(_ batch: String, _ part: String) -> String {
+        #"jsonb_path_query(\#(batch), '$[*].record ? (@.\#(part).type() != "null").\#(part)[*]') c(value)"#
+    }
+
+    /// The SQL that is true when every item of every record of `batch` has its shape.
+    private static func itemsShaped(_ batch: String) -> String {
+        itemShapes.map { "NOT EXISTS (SELECT 1 FROM \(batchItems(batch, $0.part)) WHERE NOT coalesce(\($0.test), false))" }
+            .joined(separator: "\n               AND ")
     }
 
     /// The SQL that is true when every value with a written form in the entry records of
@@ -1876,13 +1901,10 @@ package enum ServerSchema {
         let entry = formValues("p.rec", Fields.identity + Fields.clock + Fields.moment + Fields.page)
             + formValues("(p.rec->'context'->'weather')", Fields.weather)
             + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, "hlc") }) + [("order_key", "p.rec->>'order_key'")]
-        func items(_ part: String) -> String {
-            "\(records), jsonb_array_elements(CASE WHEN jsonb_typeof(p.rec->'\(part)') = 'array' THEN p.rec->'\(part)' ELSE '[]' END) c"
-        }
         return [formsMatch(entry, from: records),
-                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [("ext", "c.value->>'ext'")], from: items("media")),
-                formsMatch(formValues("c.value", Fields.message), from: items("messages")),
-                formsMatch(formValues("c.value", Fields.tagLink) + [("tag_name", "c.value->>'name'")], from: items("tag_links"))]
+                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [("ext", "c.value->>'ext'")], from: batchItems(batch, "media")),
+                formsMatch(formValues("c.value", Fields.message), from: batchItems(batch, "messages")),
+                formsMatch(formValues("c.value", Fields.tagLink) + [("tag_name", "c.value->>'name'")], from: batchItems(batch, "tag_links"))]
             .joined(separator: "\n            AND ")
     }
 

@@ -460,6 +460,8 @@ struct ServerSchemaTests {
             ("id", .string(""), "id"), ("id", .string("ab\ncd"), "id"),
             ("messages.0.created_at", .string("2026-11-21T17:40:00Z\n2026-11-21T17:41:00Z"), "messages[0].created_at"),
             ("tag_links.0.name", .string("  \n#"), "tag_links[0].name"),
+            // A list that is null is no list; a null in a list is an item no one can read.
+            ("messages", .null, ""), ("media", .null, ""), ("tag_links", .array([.null]), "tag_links[0].name"),
         ]
         let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
         let expected = [""] + cases.map(\.field)
