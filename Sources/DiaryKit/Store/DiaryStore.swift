@@ -27,6 +27,10 @@ public final class DiaryStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Reads through a memory map: no system call per page when a search walks the index.
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            // Statement journals and temporary tables in memory: in a big merge each statement
+            // that may fail halfway keeps the pages it changes in a journal of its own, and
+            // in files that was most of a pull's system time (1.3 GB written for 10,000 entries).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
             db.add(tokenizer: SearchTokenizer.self)
         }
         return try translatingErrors {

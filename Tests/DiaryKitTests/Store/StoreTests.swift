@@ -34,6 +34,12 @@ import Testing
         #expect(try runAndCountReprepares() == 0)
     }
 
+    @Test func temporaryDataStaysInMemory() throws {
+        let diary = try TestDiary()
+        // 2 = MEMORY: statement journals of a big merge are not written to files in /var/tmp.
+        #expect(try diary.store.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 2)
+    }
+
     @Test func contextsWrittenFlatByEarlierVersionsAreReadInTheRecordShape() throws {
         let diary = try TestDiary()
         let id = try diary.draft("海邊")
