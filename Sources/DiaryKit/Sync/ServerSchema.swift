@@ -379,17 +379,17 @@ package enum ServerSchema {
         LANGUAGE sql IMMUTABLE
         AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') <= 64 AND (v #>> '{}') ~ '^[0-9a-f-]+$' $fn$;
 
-    -- A hybrid clock: 15-digit wall ms '.' 6-digit counter '.' device id.
-    CREATE OR REPLACE FUNCTION diary.is_hlc(v jsonb) RETURNS boolean
-        LANGUAGE sql IMMUTABLE
-        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^[0-9]+\.[0-9]+\..'
-                       AND length(split_part(v #>> '{}', '.', 1)) = 15 AND length(split_part(v #>> '{}', '.', 2)) = 6 $fn$;
-
-    -- The wall-clock time (ms) of a hybrid clock, or NULL when it is not one.
+    -- The wall-clock time (ms) of a hybrid clock (15-digit wall ms '.' 6-digit counter '.'
+    -- device id), or NULL when it is not one.
     CREATE OR REPLACE FUNCTION diary.hlc_ms(h text) RETURNS bigint
         LANGUAGE sql IMMUTABLE
         AS $fn$ SELECT CASE WHEN h ~ '^[0-9]+\.[0-9]+\..' AND length(split_part(h, '.', 1)) = 15 AND length(split_part(h, '.', 2)) = 6
                             THEN split_part(h, '.', 1)::bigint END $fn$;
+
+    -- A hybrid clock, as a JSON string.
+    CREATE OR REPLACE FUNCTION diary.is_hlc(v jsonb) RETURNS boolean
+        LANGUAGE sql IMMUTABLE
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND diary.hlc_ms(v #>> '{}') IS NOT NULL $fn$;
 
     -- The first field of an item (`path` names where it sits) that a client could not read:
     -- `fields` pairs each field name with what it must be — 'string', 'text' (string or not
@@ -1658,9 +1658,10 @@ package enum ServerSchema {
     -- Supabase's anon); the people's role gets exactly what the client needs: diary_user on
     -- plain Postgres, and on Supabase authenticated too. Revoked from them all first, so that
     -- re-running the script also takes back anything granted by hand (and functions, which
-    -- PUBLIC may execute by default). record_clock_ms (and the record checks it uses),
-    -- keep_conflict, apply_entry and apply_setting run inside push(), which runs as the
-    -- caller, so the caller needs them too (row-level security still applies). add_user,
+    -- PUBLIC may execute by default). record_clock_ms and the batch checks (and the record
+    -- checks they use), keep_conflict, apply_entry and apply_setting run inside push(),
+    -- which runs as the caller, so the caller needs them too (row-level security still
+    -- applies). add_user,
     -- remove_person, the Auth triggers and the media quota functions are for the operator and
     -- the server only; deletion_audit, storage_removal and schema_migration for nobody.
     DO $privileges$
