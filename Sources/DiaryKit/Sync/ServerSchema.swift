@@ -355,13 +355,12 @@ package enum ServerSchema {
     -- YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), the only form the server takes.
     CREATE OR REPLACE FUNCTION diary.is_time(v jsonb) RETURNS boolean
         LANGUAGE sql IMMUTABLE
-        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~
-            '^[0-9][0-9][0-9][0-9]-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-][0-9][0-9]:[0-9][0-9])$' $fn$;
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND (v #>> '{}') ~ '^\#(timeForm)$' $fn$;
 
     -- A whole number from 0 to 2^63 - 1, written as plain digits.
     CREATE OR REPLACE FUNCTION diary.is_count(v jsonb) RETURNS boolean
         LANGUAGE sql IMMUTABLE
-        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' AND length(v #>> '{}') <= 19 AND (v #>> '{}') ~ '^[0-9]+$'
+        AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'number' AND length(v #>> '{}') <= 19 AND (v #>> '{}') ~ '^\#(countForm)$'
                             THEN (v #>> '{}')::numeric <= 9223372036854775807 ELSE false END $fn$;
 
     -- A number a client reads as a finite double.
@@ -377,7 +376,7 @@ package enum ServerSchema {
     -- An id: 1 to 64 lowercase hex digits and dashes.
     CREATE OR REPLACE FUNCTION diary.is_id(v jsonb) RETURNS boolean
         LANGUAGE sql IMMUTABLE
-        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') <= 64 AND (v #>> '{}') ~ '^[0-9a-f-]+$' $fn$;
+        AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') <= 64 AND (v #>> '{}') ~ '^\#(idForm)$' $fn$;
 
     -- The wall-clock time (ms) of a hybrid clock (15-digit wall ms '.' 6-digit counter '.'
     -- device id), or NULL when it is not one.
@@ -1760,7 +1759,7 @@ package enum ServerSchema {
         case "count": return "diary.is_count(\(value))"
         case "finite": return "diary.is_finite(\(value))"
         case "bool": return "jsonb_typeof(\(value)) = 'boolean'"
-        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64 AND (\(value) #>> '{}') ~ '^[0-9a-f]+$')"
+        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64 AND (\(value) #>> '{}') ~ '^\(digestForm)$')"
         case "hlc": return "diary.is_hlc(\(value))"
         default: preconditionFailure("no field kind \(kind)")
         }
@@ -1782,8 +1781,11 @@ package enum ServerSchema {
 
     // MARK: The same rules, for a whole batch at once (diary.batch_readable)
 
-    /// The written form each field kind's text must take, as a pattern without anchors.
-    private static let kindForms = ["time": timeForm, "id": "[0-9a-f-]+", "hlc": hlcForm, "digest": "[0-9a-f]+", "count": "[0-9]+"]
+    /// The written form each field kind's text must take, as a pattern without anchors: the
+    /// single-value tests (`diary.is_time`, `is_id`, `is_count`, digests) and the batch's
+    /// matches use the same.
+    private static let kindForms = ["time": timeForm, "id": idForm, "hlc": hlcForm, "digest": digestForm, "count": countForm]
+    private static let idForm = "[0-9a-f-]+", digestForm = "[0-9a-f]+", countForm = "[0-9]+"
 
     /// YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), as `diary.is_time` takes it.
     private static let timeForm = "[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-][0-9][0-9]:[0-9][0-9])"
