@@ -367,15 +367,12 @@ struct ServerSchemaTests {
         // record by record and only the bad one is refused.
         let fine = Records.entry(id: randomId(), hlc: clock.hlc("dev-a"), device: "dev-a",
                                  messages: [Records.message(id: randomId(), author: "person", text: "hi", minute: 2, hlc: clock.hlc("dev-a"), device: "dev-a")])
-        func batchOf(_ records: JSON...) -> String {
-            "jsonb_build_array(" + records.map { "jsonb_build_object('key', 'k', 'record', $r$\($0.serialized)$r$::jsonb)" }.joined(separator: ", ") + ")"
-        }
-        #expect(try await server.admin("SELECT diary.batch_clock_ms(\(batchOf(fine))) = diary.record_clock_ms($r$\(fine.serialized)$r$::jsonb)") == "t")
+        #expect(try await server.admin("SELECT diary.batch_clock_ms(\(Records.batchLiteral(fine))) = diary.record_clock_ms($r$\(fine.serialized)$r$::jsonb)") == "t")
         let strangeClock = fine.setting("id", to: .string(randomId())).setting("field_clocks", to: .object([("mood", .string("soon"))]))
         let noDevice = fine.setting("id", to: .string(randomId())).setting("messages.0.device_id", to: .string(""))
         let noSuchDay = fine.setting("id", to: .string(randomId())).setting("messages.0.created_at", to: .string("2026-02-30T10:00:00.000Z"))
-        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(batchOf(fine, strangeClock)))::text, 'none')") == "none")
-        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(batchOf(noDevice, fine)))::text, 'none')") == "none")
+        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(Records.batchLiteral(fine, strangeClock)))::text, 'none')") == "none")
+        #expect(try await server.admin("SELECT coalesce(diary.batch_clock_ms(\(Records.batchLiteral(noDevice, fine)))::text, 'none')") == "none")
         let checked = try await server.push([("h1", fine), ("h2", strangeClock), ("h3", noDevice), ("h4", noSuchDay)], as: alice)
         #expect(pushStatuses(checked) == ["applied", "rejected", "rejected", "rejected"])
         #expect(checked["results"]?[1]?["error"]?.stringValue?.contains("bad hlc soon") == true)
@@ -473,10 +470,12 @@ struct ServerSchemaTests {
         let answer = try await server.admin("SELECT coalesce(diary.unreadable_entry_field(r), 'ok') FROM (VALUES \(rows)) v(n, r) ORDER BY n")
         let serverFields = answer.split(separator: "\n", omittingEmptySubsequences: false).map { $0 == "ok" ? "" : String($0) }
         try #require(serverFields.count == records.count)
+        func label(_ index: Int) -> String {
+            index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
+        }
         for index in records.indices {
-            let label = index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
-            #expect(clientFields[index] == expected[index], "client, \(label)")
-            #expect(serverFields[index] == expected[index], "server, \(label)")
+            #expect(clientFields[index] == expected[index], "client, \(label(index))")
+            #expect(serverFields[index] == expected[index], "server, \(label(index))")
         }
 
         // A push's batch of new entries is checked at once (diary.batch_readable): the same verdicts.
@@ -485,13 +484,11 @@ struct ServerSchemaTests {
         let batchVerdicts = batchAnswer.split(separator: "\n").map { $0 == "t" }
         try #require(batchVerdicts.count == records.count)
         for index in records.indices {
-            let label = index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
-            #expect(batchVerdicts[index] == expected[index].isEmpty, "batch, \(label)")
+            #expect(batchVerdicts[index] == expected[index].isEmpty, "batch, \(label(index))")
         }
         // A batch is readable only when each of its records is.
-        func item(_ record: JSON) -> String { "jsonb_build_object('key', 'k', 'record', $r$\(record.serialized)$r$::jsonb)" }
-        #expect(try await server.admin("SELECT diary.batch_readable(jsonb_build_array(\(records.prefix(3).map(item).joined(separator: ", "))))") == "f")
-        #expect(try await server.admin("SELECT diary.batch_readable(jsonb_build_array(\(item(records[0])), \(item(records[0]))))") == "t")
+        #expect(try await server.admin("SELECT diary.batch_readable(\(Records.batchLiteral(records[0], records[1], records[2])))") == "f")
+        #expect(try await server.admin("SELECT diary.batch_readable(\(Records.batchLiteral(records[0], records[0])))") == "t")
 
         // Every zone name the server takes is one clients know.
         let zones = try await server.admin("SELECT name FROM diary.time_zone").split(separator: "\n").map(String.init)
@@ -876,6 +873,11 @@ private enum Records {
 
     static func batch(_ items: [(key: String, record: JSON)]) -> String {
         JSON.array(items.map { .object([("key", .string($0.key)), ("record", $0.record)]) }).serialized
+    }
+
+    /// A batch of `records` as a SQL literal, for calling the batch checks directly.
+    static func batchLiteral(_ records: JSON...) -> String {
+        "$b$" + batch(records.map { (key: "k", record: $0) }) + "$b$::jsonb"
     }
 }
 
