@@ -1765,9 +1765,10 @@ package enum ServerSchema {
         }
     }
 
-    /// The SQL that is true when every one of `fields` of `item` is readable (NULL counts as no).
-    private static func allReadable(_ item: String, _ fields: [(String, String)]) -> String {
-        "(" + fields.map { test($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
+    /// The SQL that is true when `check(kind, value)` holds for every one of `fields` of
+    /// `item` (NULL counts as no).
+    private static func every(_ item: String, _ fields: [(String, String)], _ check: (String, String) -> String) -> String {
+        "(" + fields.map { check($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
     }
 
     /// An expression naming the first of `fields` of `item` a client could not read, or NULL.
@@ -1776,7 +1777,7 @@ package enum ServerSchema {
     /// one expression costs a fraction of a loop over the fields).
     private static func firstUnreadable(_ item: String, path: String, _ fields: [(String, String)]) -> String {
         let spec = fields.map { "'\($0.0)', '\($0.1)'" }.joined(separator: ", ")
-        return "CASE WHEN coalesce(\(allReadable(item, fields)), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
+        return "CASE WHEN coalesce(\(every(item, fields, test)), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
     }
 
     // MARK: The same rules, for a whole batch at once (diary.batch_readable)
@@ -1818,9 +1819,7 @@ package enum ServerSchema {
     }
 
     /// The SQL that is true when every one of `fields` of `item` has its type and size.
-    private static func allShaped(_ item: String, _ fields: [(String, String)]) -> String {
-        "(" + fields.map { shaped($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
-    }
+    private static func allShaped(_ item: String, _ fields: [(String, String)]) -> String { every(item, fields, shaped) }
 
     /// The values of `fields` of `item` that have a written form, each with its form.
     private static func formValues(_ item: String, _ fields: [(String, String)]) -> [(form: String, sql: String)] {
