@@ -64,9 +64,10 @@ extension DiaryStore {
     /// where they came from in the conflicts kept.
     public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: String) throws -> MergeReport {
         try Self.refuseFutureClocks(records)
+        let batch = MergeBatch(records)
         return try write { db in
-            var merge = Merge(store: self, db: db, source: source, fromServer: false)
-            for record in records { try merge.entry(record) }
+            var merge = Merge(store: self, db: db, source: source, fromServer: false, userId: nil)
+            try merge.entries(batch)
             if let extras { try merge.extras(extras) }
             try merge.finish()
             return merge.report
@@ -74,11 +75,12 @@ extension DiaryStore {
     }
 
     /// Merges what the sync server sent inside `db`'s transaction: nothing is queued back
-    /// (the server already has it), and removed tags arrive as explicit removals.
-    func mergeFromServer(_ db: Database, records: [EntryRecord], settings: [SettingRecord]) throws -> MergeReport {
-        try Self.refuseFutureClocks(records)
-        var merge = Merge(store: self, db: db, source: "sync", fromServer: true)
-        for record in records { try merge.entry(record) }
+    /// (the server already has it), removed tags arrive as explicit removals, and every
+    /// entry belongs to `userId`.
+    func mergeFromServer(_ db: Database, batch: MergeBatch, settings: [SettingRecord], userId: String) throws -> MergeReport {
+        try Self.refuseFutureClocks(batch.records)
+        var merge = Merge(store: self, db: db, source: "sync", fromServer: true, userId: userId)
+        try merge.entries(batch)
         var extras = DiaryExtras()
         extras.settings = settings
         try merge.extras(extras)
@@ -167,6 +169,18 @@ extension DiaryStore {
     }
 }
 
+/// Records made ready to merge, away from the thread that writes the diary: each one's search
+/// row, for when its entry is new where it lands (a pull decodes its next page meanwhile).
+package struct MergeBatch: Sendable {
+    package let records: [EntryRecord]
+    fileprivate let searchRows: [DiaryStore.SearchRow?]
+
+    package init(_ records: [EntryRecord]) {
+        self.records = records
+        searchRows = records.map(Merge.searchRow)
+    }
+}
+
 /// One merge in progress inside its transaction.
 private struct Merge {
     let store: DiaryStore
@@ -186,6 +200,8 @@ private struct Merge {
     /// The search rows of entries new here, made from their records: reading an entry back
     /// just to index it was a seventh of a pull's writing.
     var searchRows: [String: DiaryStore.SearchRow] = [:]
+    /// The moment keys of entries this merge added and did not meet again, and whether they are live.
+    var newKeys: [String: (key: Int64, live: Bool)] = [:]
     /// Tag ids by name, as found or made during this merge (a tag row is never removed here).
     var tagIds: [String: String] = [:]
     /// The newest link each tag got, for its `last_used_at`.
@@ -193,16 +209,24 @@ private struct Merge {
 
     /// From the sync server: nothing to queue back, and tag removals are explicit.
     let fromServer: Bool
+    /// The person whose entries these are, when they come from their server.
+    let userId: String?
 
-    init(store: DiaryStore, db: Database, source: String, fromServer: Bool) {
+    init(store: DiaryStore, db: Database, source: String, fromServer: Bool, userId: String?) {
         self.store = store
         self.db = db
         self.source = source
         self.fromServer = fromServer
+        self.userId = userId
     }
 
-    private func queue(table: String, rowId: String, op: String = "upsert", hlc: String) throws {
-        if !fromServer { try store.enqueue(db, table: table, rowId: rowId, op: op, hlc: hlc) }
+    mutating func entries(_ batch: MergeBatch) throws {
+        for (record, searchRow) in zip(batch.records, batch.searchRows) { try entry(record, searchRow: searchRow) }
+    }
+
+    // The row id is only made when it is queued: a pull queues nothing.
+    private func queue(table: String, rowId: @autoclosure () -> String, op: String = "upsert", hlc: String) throws {
+        if !fromServer { try store.enqueue(db, table: table, rowId: rowId(), op: op, hlc: hlc) }
     }
 
     private static func millis(_ date: Date?) -> Int64? { date.map(Timestamps.millis) }
@@ -221,16 +245,24 @@ private struct Merge {
         if newest.map({ $0 < timestamp }) ?? true { newest = timestamp }
     }
 
-    mutating func entry(_ incoming: EntryRecord) throws {
+    /// Merges one record; `searchRow` is its search row should the entry be new here.
+    private mutating func entry(_ incoming: EntryRecord, searchRow: DiaryStore.SearchRow?) throws {
         saw(incoming.clock)
         var changed = false
-        let local = try DiaryStore.record(db, id: incoming.id)
+        // Most entries a pull brings are new here: asking whether the id is held costs a
+        // tenth of reading nothing back (which sets up the entry's 32 columns by name).
+        let held = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM entry WHERE id = ?)"), arguments: [incoming.id])
+        let local = held == true ? try DiaryStore.record(db, id: incoming.id) : nil
         let countedBefore = local == nil ? [] : try countedTagIds(incoming.id)
         if let local {
+            newKeys[incoming.id] = nil
+            if let userId {
+                try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, incoming.id])
+            }
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
         } else {
-            try insertFields(incoming)
+            newKeys[incoming.id] = (try insertFields(incoming), incoming.clock.deletedAt == nil && incoming.trashedAt == nil)
             report.added += 1
             changed = true
         }
@@ -247,8 +279,12 @@ private struct Merge {
         if changed {
             reindexing.append(incoming.id)
             // An entry met again in this merge and changed is read back from its tables.
-            searchRows[incoming.id] = local == nil ? Self.searchRow(incoming) : nil
-            let countedAfter = try countedTagIds(incoming.id)
+            let fresh = local == nil ? searchRow : nil
+            searchRows[incoming.id] = fresh
+            // When the record alone says what the tables hold, it also says what the entry counts for.
+            let countedAfter = fresh == nil ? try countedTagIds(incoming.id)
+                : incoming.clock.deletedAt != nil || incoming.trashedAt != nil ? []
+                : Set(incoming.tagLinks.compactMap { tagIds[$0.name] })
             for tagId in countedAfter.subtracting(countedBefore) { tagCountChanges[tagId, default: 0] += 1 }
             for tagId in countedBefore.subtracting(countedAfter) { tagCountChanges[tagId, default: 0] -= 1 }
         } else {
@@ -259,7 +295,7 @@ private struct Merge {
     /// The search row of an entry new here, as `DiaryStore.reindex` would read it back, when
     /// its record alone says what the tables hold: no message or tag named twice, no tag
     /// removed, no two tags at one position. Nil otherwise.
-    private static func searchRow(_ record: EntryRecord) -> DiaryStore.SearchRow? {
+    static func searchRow(_ record: EntryRecord) -> DiaryStore.SearchRow? {
         let links = record.tagLinks
         guard links.allSatisfy({ $0.clock.deletedAt == nil }), Set(links.map(\.name)).count == links.count,
               Set(links.map(\.position)).count == links.count,
@@ -340,7 +376,7 @@ private struct Merge {
     // joining it again for every merged entry was nearly 2 % of a pull.
     private static let updateFieldsSQL = "UPDATE entry SET \(fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
     private static let insertFieldsSQL: String = {
-        let columns = fieldColumns + ["id", "moment_key"]
+        let columns = fieldColumns + ["id", "moment_key", "user_id"]
         return "INSERT INTO entry(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }()
 
@@ -354,11 +390,13 @@ private struct Merge {
          record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks), record.journal, record.reflection?.json.serialized]
     }
 
-    private mutating func insertFields(_ record: EntryRecord) throws {
+    /// Writes a new entry's own fields; returns its moment key.
+    private mutating func insertFields(_ record: EntryRecord) throws -> Int64 {
         let key = try MomentKey.next(db, occurredAt: Timestamps.millis(record.occurredAt))
-        try db.cachedStatement(sql: Self.insertFieldsSQL).execute(arguments: fieldArguments(record) + [record.id, key])
+        try db.cachedStatement(sql: Self.insertFieldsSQL).execute(arguments: fieldArguments(record) + [record.id, key, userId])
         try queue(table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
                           hlc: record.clock.hlc)
+        return key
     }
 
     private mutating func media(_ media: EntryRecord.Media, entryId: String) throws -> Bool {
@@ -551,8 +589,9 @@ private struct Merge {
         report.unusedMedia = try store.unused(deletedMedia, db)
         var indexed: Set<String> = []
         for id in reindexing where indexed.insert(id).inserted {
-            let (key, live) = try db.cachedStatement(sql: "SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?")
-                .decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
+            let (key, live) = try newKeys[id] ?? db.cachedStatement(sql: """
+                SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?
+                """).decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
             if live { try DiaryStore.insertSearchRow(db, key: key, searchRows[id] ?? DiaryStore.storedSearchRow(db, entryId: id)) }
         }

@@ -141,17 +141,16 @@ extension DiaryStore {
 
     /// Merges pulled records and moves the cursor in one transaction, so a crash either
     /// keeps both or neither. Media whose bytes are not here yet are queued to fetch.
-    package func applyPulled(records: [EntryRecord], settings: [SettingRecord], rejects: [(record: String, problem: String)] = [],
+    package func applyPulled(_ batch: MergeBatch, settings: [SettingRecord], rejects: [(record: String, problem: String)] = [],
                              cursor: Int64, userId: String) throws -> MergeReport {
         try write { db in
-            let report = try mergeFromServer(db, records: records, settings: settings)
+            let report = try mergeFromServer(db, batch: batch, settings: settings, userId: userId)
             for reject in rejects {
                 try db.cachedStatement(sql: "INSERT INTO pulled_reject(record, problem, received_at) VALUES (?, ?, ?)")
                     .execute(arguments: [reject.record, reject.problem, Timestamps.millis(Date())])
             }
             let media = ContentAddressedFolder(paths.media)
-            for record in records {
-                try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, record.id])
+            for record in batch.records {
                 for item in record.liveMedia.map(\.item) {
                     try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [item.sha256])
                     if media.holds(sha256: item.sha256, fileExtension: item.fileExtension, bytes: item.bytes) { continue }

@@ -91,7 +91,6 @@ public enum SearchableText {
         var previous: (scalar: UInt32, start: Int)?
         var runLength = 0
         var lastEnd = 0
-        var scratch = [UInt8](repeating: 0, count: 8)
 
         init(purpose: Purpose, emit: @escaping TokenSink) {
             self.purpose = purpose
@@ -153,11 +152,14 @@ public enum SearchableText {
             return bytes.withUnsafeMutableBufferPointer { emit(UnsafeBufferPointer($0), wordStart, wordEnd) }
         }
 
-        private mutating func send(_ first: UInt32, _ second: UInt32?, start: Int, end: Int) -> Bool {
-            scratch.removeAll(keepingCapacity: true)
-            appendUTF8(first, to: &scratch)
-            if let second { appendUTF8(second, to: &scratch) }
-            return scratch.withUnsafeBufferPointer { emit($0, start, end) }
+        private func send(_ first: UInt32, _ second: UInt32?, start: Int, end: Int) -> Bool {
+            // Two characters are at most eight bytes: written on the stack, not into an array.
+            var bytes: UInt64 = 0
+            return withUnsafeMutableBytes(of: &bytes) { raw in
+                var count = writeUTF8(first, to: raw, at: 0)
+                if let second { count = writeUTF8(second, to: raw, at: count) }
+                return emit(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[..<count]), start, end)
+            }
         }
     }
 
@@ -169,17 +171,27 @@ public enum SearchableText {
             }
         }
         switch scalar {
-        case 0x3040...0x309F, 0x30A0...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF,
+        case 0x4E00...0x9FFF, 0x3040...0x309F, 0x30A0...0x30FF, 0x3400...0x4DBF, 0xAC00...0xD7AF,
              0xF900...0xFAFF, 0x20000...0x323AF:
             return .cjk
+        // The spaces and punctuation of Chinese text, answered without Unicode's property
+        // tables (a look there is most of the time of cutting a line); a test holds these
+        // ranges to what the tables say.
+        case 0x2000...0x206F, 0x3000...0x3004, 0x3008...0x3020, 0xFE30...0xFE4F, 0xFF5F...0xFF65:
+            return .separator
         default:
-            guard let value = Unicode.Scalar(scalar) else { return .separator }
-            let properties = value.properties
-            if properties.isAlphabetic || properties.numericType != nil { return .word }
-            switch properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: return .word
-            default: return .separator
-            }
+            return kindByProperties(of: scalar)
+        }
+    }
+
+    /// A character's kind as Unicode's properties give it: letters, numbers and marks make words.
+    static func kindByProperties(of scalar: UInt32) -> Kind {
+        guard let value = Unicode.Scalar(scalar) else { return .separator }
+        let properties = value.properties
+        if properties.isAlphabetic || properties.numericType != nil { return .word }
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return .word
+        default: return .separator
         }
     }
 
@@ -214,22 +226,32 @@ public enum SearchableText {
         }
     }
 
-    private static func appendUTF8(_ scalar: UInt32, to bytes: inout [UInt8]) {
+    /// Writes a character's UTF-8 at `offset` (the buffer has room); returns the offset after it.
+    private static func writeUTF8(_ scalar: UInt32, to buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         switch scalar {
         case 0..<0x80:
-            bytes.append(UInt8(scalar))
+            buffer[offset] = UInt8(scalar)
+            return offset + 1
         case 0x80..<0x800:
-            bytes.append(UInt8(0xC0 | scalar >> 6))
-            bytes.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xC0 | scalar >> 6)
+            buffer[offset + 1] = UInt8(0x80 | scalar & 0x3F)
+            return offset + 2
         case 0x800..<0x1_0000:
-            bytes.append(UInt8(0xE0 | scalar >> 12))
-            bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
-            bytes.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xE0 | scalar >> 12)
+            buffer[offset + 1] = UInt8(0x80 | (scalar >> 6) & 0x3F)
+            buffer[offset + 2] = UInt8(0x80 | scalar & 0x3F)
+            return offset + 3
         default:
-            bytes.append(UInt8(0xF0 | scalar >> 18))
-            bytes.append(UInt8(0x80 | (scalar >> 12) & 0x3F))
-            bytes.append(UInt8(0x80 | (scalar >> 6) & 0x3F))
-            bytes.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xF0 | scalar >> 18)
+            buffer[offset + 1] = UInt8(0x80 | (scalar >> 12) & 0x3F)
+            buffer[offset + 2] = UInt8(0x80 | (scalar >> 6) & 0x3F)
+            buffer[offset + 3] = UInt8(0x80 | scalar & 0x3F)
+            return offset + 4
         }
+    }
+
+    private static func appendUTF8(_ scalar: UInt32, to bytes: inout [UInt8]) {
+        var encoded: UInt32 = 0
+        withUnsafeMutableBytes(of: &encoded) { raw in bytes.append(contentsOf: raw[..<writeUTF8(scalar, to: raw, at: 0)]) }
     }
 }

@@ -183,10 +183,10 @@ package struct SyncEngine: Sendable {
             defer { ahead?.cancel() }
             report.rejected += page.rejects.count
             if !page.isEmpty || page.next != cursor {
-                let merged = try store.applyPulled(records: page.records, settings: page.settings, rejects: page.rejects,
+                let merged = try store.applyPulled(page.batch, settings: page.settings, rejects: page.rejects,
                                                    cursor: page.next, userId: userId)
                 // What changed here: this device's own changes coming back count for nothing.
-                report.pulled += page.records.count - merged.unchanged
+                report.pulled += page.batch.records.count - merged.unchanged
                 report.settingsPulled += merged.settingsChanged
                 report.conflictsKept += merged.conflictsKept
                 MediaIntake.remove(merged.unusedMedia, paths: store.paths)
@@ -327,7 +327,8 @@ enum FaultPoint {
 
 /// One page of `diary.pull`'s answer, decoded: the records, and where the next page starts.
 private struct PulledPage: Sendable {
-    var records: [EntryRecord] = []
+    /// The entries, made ready to merge on the task that decoded them.
+    var batch: MergeBatch
     var settings: [SettingRecord] = []
     /// Records nobody can read, kept aside with what was wrong, so they do not stop every later sync.
     var rejects: [(record: String, problem: String)] = []
@@ -335,7 +336,7 @@ private struct PulledPage: Sendable {
     var next: Int64
     /// Whether the server holds more after it.
     var more: Bool
-    var isEmpty: Bool { records.isEmpty && settings.isEmpty && rejects.isEmpty }
+    var isEmpty: Bool { batch.records.isEmpty && settings.isEmpty && rejects.isEmpty }
 
     init(_ answer: JSON) throws {
         guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
@@ -343,6 +344,7 @@ private struct PulledPage: Sendable {
         }
         self.next = next
         more = answer["more"] == .bool(true)
+        var records: [EntryRecord] = []
         for item in items {
             guard let record = item["record"] else { throw SyncError.serverState("pull item") }
             do {
@@ -355,5 +357,6 @@ private struct PulledPage: Sendable {
                 rejects.append((record.serialized, error.field))
             }
         }
+        batch = MergeBatch(records)
     }
 }

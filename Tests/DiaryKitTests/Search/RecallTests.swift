@@ -193,12 +193,16 @@ import Testing
     }
 }
 
-/// The per-tag, per-day counts the store keeps by triggers stay equal to a count of the live
-/// pages' tags through every kind of write: saves, tag edits, new times, trash and back,
-/// purges, discarded drafts, renames, merges and a wipe.
+/// The per-tag, per-day counts and the number of live pages, which the store keeps by
+/// triggers, stay equal to a count of the live pages and their tags through every kind of
+/// write: saves, tag edits, new times, trash and back, purges, discarded drafts, renames,
+/// merges (one page in two versions, trashed or deleted elsewhere) and a wipe.
 @Suite struct TagDayCountTests {
     static func drift(_ diary: TestDiary) throws -> [String] {
         try diary.store.read { db in
+            let live = try Int.fetchOne(db, sql: "SELECT live FROM entry_total")
+            let livePages = try Int.fetchOne(db, sql: "SELECT count(*) FROM entry WHERE deleted_at IS NULL AND trashed_at IS NULL")
+            guard live == livePages else { return ["entry_total \(live ?? -1), live pages \(livePages ?? -1)"] }
             let kept = Set(try String.fetchAll(db, sql: "SELECT tag_id || '|' || local_date || '|' || n FROM tag_day WHERE n != 0"))
             let counted = Set(try String.fetchAll(db, sql: """
                 SELECT et.tag_id || '|' || e.local_date || '|' || count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
@@ -244,6 +248,23 @@ import Testing
         #expect(try Self.drift(diary) == [], "merged again, changed")
         #expect(try Finder(store: store).trend(by: .month, FindRequest(), language: .zhHant).map(\.total) == [2, 1],
                 "November: 焦慮 on c and 開心 on d; December: b's 快樂 (renamed from 開心), counted as 開心")
+        let e = try other.page("e", tags: ["海邊", "工作"], at: moment("2026-11-07 10:00"))
+        let firstVersion = try other.store.entryRecords(ids: [e])
+        _ = try other.store.edit(ids: [e], EntryEdit(addTags: ["放鬆"], removeTags: ["工作"], occurredAt: moment("2026-11-08 10:00"),
+                                                    timeZone: TimeZone(identifier: "Asia/Taipei")!))
+        _ = try store.merge(firstVersion + (try other.store.entryRecords(ids: [e])), source: "import")
+        #expect(try Self.drift(diary) == [], "one page in two versions in one merge")
+        _ = try store.trash(ids: [e])
+        #expect(try Self.drift(diary) == [], "trashed here")
+        _ = try store.untrash(ids: [e])
+        _ = try other.store.trash(ids: [e])
+        _ = try store.merge(try other.store.entryRecords(ids: [e]), source: "import")
+        #expect(try Self.drift(diary) == [], "trashed there")
+        _ = try other.store.trash(ids: [d])
+        _ = try other.store.purge(ids: [d])
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry WHERE id = ? AND deleted_at IS NOT NULL", arguments: [d]) } == 1)
+        #expect(try Self.drift(diary) == [], "deleted there")
 
         try store.wipeAll()
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tag_day WHERE n != 0") } == 0)

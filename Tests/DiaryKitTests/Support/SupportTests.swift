@@ -224,6 +224,18 @@ import Testing
         #expect(SearchableText.pieces(of: "ＡＢＣ海") == [.word("abc"), .cjk("海")], "full width folds")
     }
 
+    @Test func theShortWayToACharactersKindAgreesWithUnicode() {
+        // The cutter answers Chinese punctuation without Unicode's property tables; every
+        // character outside the CJK runs must get the kind the tables give it.
+        let disagreeing = (UInt32(0x80)...0x3_FFFF).filter { scalar in
+            let kind = SearchableText.kind(of: scalar)
+            return kind != .cjk && kind != SearchableText.kindByProperties(of: scalar)
+        }
+        #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5).map { String($0, radix: 16) })")
+        #expect(SearchableText.tokens("「海邊」、今天…—〇〇七號", purpose: .query) == ["海边", "今天", "〇〇", "七号"],
+                "brackets, commas, ellipses and dashes separate; 〇 is a number")
+    }
+
     @Test func chineseFoldsToOneScript() {
         #expect(ChineseFolding.fold("開心發髮臺灣") == "开心发发台湾")
         #expect(ChineseFolding.fold("开心 coffee") == "开心 coffee", "simplified and Latin stay as they are")
