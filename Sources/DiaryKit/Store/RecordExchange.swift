@@ -125,43 +125,69 @@ extension DiaryStore {
         return JSON.object(FieldClocks.Part.allCases.compactMap { part in clocks[part].map { (part.rawValue, JSON.string($0)) } }).serialized
     }
 
+    private static func clock(_ row: ColumnReader) -> RowClock {
+        RowClock(hlc: row["hlc"], deviceId: row["device_id"], deletedAt: (row["deleted_at"] as Int64?).map(Timestamps.date(millis:)))
+    }
+
+    // What a record is read back from, column by column.
+    private static let recordFields = ColumnList([
+        "hlc", "device_id", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "note", "transcript",
+        "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at", "last_error",
+        "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal", "reflection",
+    ])
+    private static let recordMedia = ColumnList([
+        "id", "position", "hlc", "device_id", "deleted_at", "kind", "sha256", "mime", "ext", "bytes", "width", "height", "duration",
+        "taken_at", "thumbnail", "anchor",
+    ])
+    private static let recordMessages = ColumnList([
+        "id", "author", "persona", "provider", "text", "created_at", "hlc", "device_id", "deleted_at",
+    ])
+    private static let recordTagLinks = ColumnList([
+        "t.name", "et.position", "et.created_at", "et.hlc", "et.device_id", "et.deleted_at", "et.label",
+    ])
+
     package static func record(_ db: Database, id: String) throws -> EntryRecord? {
-        guard var record = try db.cachedStatement(sql: "SELECT * FROM entry WHERE id = ?").decodeFirst([id], { row in
-            func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
-            return EntryRecord(
-                id: id, clock: clock(row), status: EntryStatus(rawValue: row["status"]) ?? .draft, createdAt: time("created_at"),
-                updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
-                transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
-                context: ContextCoding.decode(row["context"]), persona: row["persona"], provider: row["provider"],
-                title: row["title"], summary: row["summary"],
-                summarizedAt: (row["summarized_at"] as Int64?).map(Timestamps.date(millis:)), lastError: row["last_error"],
-                digest: row["digest"], digestThrough: row["digest_through"],
-                editedAt: (row["edited_at"] as Int64?).map(Timestamps.date(millis:)), starred: row["starred"],
-                trashedAt: (row["trashed_at"] as Int64?).map(Timestamps.date(millis:)), orderKey: row["order_key"],
-                fieldClocks: Self.fieldClocks(row["field_clocks"]), journal: row["journal"],
-                reflection: Reflection.decode(row["reflection"]), media: [], lines: [], tagLinks: [])
-        }) else { return nil }
-        record.media = try db.cachedStatement(sql: "SELECT * FROM media WHERE entry_id = ? ORDER BY position, id").decodeAll([id]) { row in
-            EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
-                kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
-                bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
-                takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]),
-                anchor: row["anchor"])
-        }
-        record.lines = try db.cachedStatement(sql: "SELECT * FROM message WHERE entry_id = ? ORDER BY hlc, seq").decodeAll([id]) { row in
-            EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
-                                              persona: row["persona"], provider: row["provider"], text: row["text"],
-                                              createdAt: Timestamps.date(millis: row["created_at"])),
-                             clock: clock(row))
-        }
+        guard var record = try db.cachedStatement(sql: "SELECT \(recordFields.sql) FROM entry WHERE id = ?")
+            .readAll(recordFields, [id], { row in
+                func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
+                func optionalTime(_ column: String) -> Date? { (row[column] as Int64?).map(Timestamps.date(millis:)) }
+                let status = EntryStatus(rawValue: row["status"]) ?? .draft
+                let context = ContextCoding.decode(row["context"])
+                let fieldClocks = Self.fieldClocks(row["field_clocks"])
+                let reflection = Reflection.decode(row["reflection"])
+                return EntryRecord(
+                    id: id, clock: clock(row), status: status, createdAt: time("created_at"),
+                    updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
+                    transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
+                    context: context, persona: row["persona"], provider: row["provider"],
+                    title: row["title"], summary: row["summary"], summarizedAt: optionalTime("summarized_at"),
+                    lastError: row["last_error"], digest: row["digest"], digestThrough: row["digest_through"],
+                    editedAt: optionalTime("edited_at"), starred: row["starred"], trashedAt: optionalTime("trashed_at"),
+                    orderKey: row["order_key"], fieldClocks: fieldClocks, journal: row["journal"],
+                    reflection: reflection, media: [], lines: [], tagLinks: [])
+            }).first else { return nil }
+        record.media = try db.cachedStatement(sql: "SELECT \(recordMedia.sql) FROM media WHERE entry_id = ? ORDER BY position, id")
+            .readAll(recordMedia, [id]) { row in
+                EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
+                    kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
+                    bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
+                    takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]),
+                    anchor: row["anchor"])
+            }
+        record.lines = try db.cachedStatement(sql: "SELECT \(recordMessages.sql) FROM message WHERE entry_id = ? ORDER BY hlc, seq")
+            .readAll(recordMessages, [id]) { row in
+                EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
+                                                  persona: row["persona"], provider: row["provider"], text: row["text"],
+                                                  createdAt: Timestamps.date(millis: row["created_at"])),
+                                 clock: clock(row))
+            }
         // Removed tags travel too, as tombstones, so that add and remove resolve by clock.
         record.tagLinks = try db.cachedStatement(sql: """
-            SELECT t.name, et.position, et.created_at, et.hlc, et.device_id, et.deleted_at, et.label
-            FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1
+            SELECT \(recordTagLinks.sql) FROM entry_tag et JOIN tag t ON t.id = et.tag_id WHERE et.entry_id = ?1
             UNION ALL
             SELECT name, 0, removed_at, hlc, device_id, removed_at, NULL FROM tag_removal WHERE entry_id = ?1
             ORDER BY 2, 1
-            """).decodeAll([id]) { row in
+            """).readAll(recordTagLinks, [id]) { row in
             EntryRecord.TagLink(name: row["name"], position: row["position"], createdAt: Timestamps.date(millis: row["created_at"]),
                                 clock: clock(row), label: row["label"])
         }
