@@ -32,6 +32,8 @@ struct SyncEngineTests {
                 #expect(try device.store.entryRecords(ids: [hill])[0].tags == ["爬山"])
                 #expect(try device.store.syncLedgerState().pending == 0)
                 #expect(try device.store.searchIndexIsConsistent())
+                #expect(try device.store.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT coalesce(user_id, '-') FROM entry") }
+                        == [alice.userId], "pages pushed and pulled alike belong to the person")
             }
             // Nothing left to do: a second round moves nothing either way.
             #expect(try await devices[0].sync().isEmpty)
