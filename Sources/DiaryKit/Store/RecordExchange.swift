@@ -63,8 +63,7 @@ extension DiaryStore {
     /// Merges records into the diary in one transaction (all or nothing); `source` names
     /// where they came from in the conflicts kept.
     public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: String) throws -> MergeReport {
-        try Self.refuseFutureClocks(records)
-        let batch = MergeBatch(records)
+        let batch = try MergeBatch(records)
         return try write { db in
             var merge = Merge(store: self, db: db, source: source, fromServer: false, userId: nil)
             try merge.entries(batch)
@@ -78,7 +77,6 @@ extension DiaryStore {
     /// (the server already has it), removed tags arrive as explicit removals, and every
     /// entry belongs to `userId`.
     func mergeFromServer(_ db: Database, batch: MergeBatch, settings: [SettingRecord], userId: String) throws -> MergeReport {
-        try Self.refuseFutureClocks(batch.records)
         var merge = Merge(store: self, db: db, source: "sync", fromServer: true, userId: userId)
         try merge.entries(batch)
         var extras = DiaryExtras()
@@ -88,7 +86,7 @@ extension DiaryStore {
         return merge.report
     }
 
-    private static func refuseFutureClocks(_ records: [EntryRecord]) throws {
+    fileprivate static func refuseFutureClocks(_ records: [EntryRecord]) throws {
         let horizon = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + Self.clockSkewAllowed, counter: 0, device: "")
         for record in records {
             let clocks = [record.clock] + record.media.map(\.clock) + record.lines.map(\.clock) + record.tagLinks.map(\.clock)
@@ -195,13 +193,16 @@ extension DiaryStore {
     }
 }
 
-/// Records made ready to merge, away from the thread that writes the diary: each one's search
-/// row, for when its entry is new where it lands (a pull decodes its next page meanwhile).
+/// Records made ready to merge, away from the thread that writes the diary: their clocks
+/// checked, and each one's search row, for when its entry is new where it lands (a pull
+/// decodes its next page meanwhile).
 package struct MergeBatch: Sendable {
     package let records: [EntryRecord]
     fileprivate let searchRows: [DiaryStore.SearchRow?]
 
-    package init(_ records: [EntryRecord]) {
+    /// Refuses the whole batch when any clock in it is more than a day ahead.
+    package init(_ records: [EntryRecord]) throws {
+        try DiaryStore.refuseFutureClocks(records)
         self.records = records
         searchRows = records.map(Merge.searchRow)
     }

@@ -357,6 +357,6 @@ private struct PulledPage: Sendable {
                 rejects.append((record.serialized, error.field))
             }
         }
-        batch = MergeBatch(records)
+        batch = try MergeBatch(records)
     }
 }
