@@ -224,11 +224,10 @@ private struct Merge {
     /// the index, SQLite asks it for a savepoint at every later statement, and FTS5 then writes
     /// out what it holds, a segment each time (most of a big pull's time).
     var reindexing: [String] = []
-    /// The search rows of entries new here, made from their records: reading an entry back
-    /// just to index it was a seventh of a pull's writing.
-    var searchRows: [String: DiaryStore.SearchRow] = [:]
-    /// The moment keys of entries this merge added and did not meet again, and whether they are live.
-    var newKeys: [String: (key: Int64, live: Bool)] = [:]
+    /// Entries this merge added and did not meet again: their moment keys, whether they are
+    /// live, and their search rows when made from their records (reading an entry back just
+    /// to index it was a seventh of a pull's writing).
+    var added: [String: (key: Int64, live: Bool, searchRow: DiaryStore.SearchRow?)] = [:]
     /// Tag ids by name, as found or made during this merge (a tag row is never removed here).
     var tagIds: [String: String] = [:]
     /// The newest link each tag got, for its `last_used_at`.
@@ -277,23 +276,26 @@ private struct Merge {
         saw(incoming.clock)
         var changed = false
         let local = try DiaryStore.record(db, id: incoming.id)
+        // New here, and its record alone says what the tables will hold.
+        let fresh = local == nil ? searchRow : nil
         let countedBefore = local == nil ? [] : try countedTagIds(incoming.id)
         if let local {
-            newKeys[incoming.id] = nil
+            // Met again in this merge: read back from its tables at the end.
+            added[incoming.id] = nil
             if let userId {
                 try db.cachedStatement(sql: "UPDATE entry SET user_id = ? WHERE id = ? AND user_id IS NULL").execute(arguments: [userId, incoming.id])
             }
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
         } else {
-            newKeys[incoming.id] = (try insertFields(incoming), incoming.clock.deletedAt == nil && incoming.trashedAt == nil)
+            added[incoming.id] = (try insertFields(incoming), incoming.clock.deletedAt == nil && incoming.trashedAt == nil, fresh)
             report.added += 1
             changed = true
         }
         for media in incoming.media { changed = try self.media(media, entryId: incoming.id) || changed }
         for line in incoming.lines { changed = try self.line(line, entryId: incoming.id) || changed }
-        if local == nil && searchRow != nil {
-            // New here, each tag named once and none removed: no link can meet a row.
+        if fresh != nil {
+            // Each tag named once and none removed: no link can meet a row.
             changed = try newTagLinks(incoming.tagLinks, entryId: incoming.id) || changed
         } else {
             // An entry new here has no tag links or removals but those this loop writes (their
@@ -307,9 +309,6 @@ private struct Merge {
         if !fromServer { changed = try dropTagsRemoved(before: incoming) || changed }
         if changed {
             reindexing.append(incoming.id)
-            // An entry met again in this merge and changed is read back from its tables.
-            let fresh = local == nil ? searchRow : nil
-            searchRows[incoming.id] = fresh
             // When the record alone says what the tables hold, it also says what the entry counts for.
             let countedAfter = fresh == nil ? try countedTagIds(incoming.id)
                 : incoming.clock.deletedAt != nil || incoming.trashedAt != nil ? []
@@ -654,11 +653,11 @@ private struct Merge {
         report.unusedMedia = try store.unused(deletedMedia, db)
         var indexed: Set<String> = []
         for id in reindexing where indexed.insert(id).inserted {
-            let (key, live) = try newKeys[id] ?? db.cachedStatement(sql: """
+            let (key, live, searchRow) = try added[id] ?? db.cachedStatement(sql: """
                 SELECT moment_key, deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = ?
-                """).decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool) }!
+                """).decodeFirst([id]) { row in (row[0] as Int64, row[1] as Bool, nil) }!
             try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [key])
-            if live { try DiaryStore.insertSearchRow(db, key: key, searchRows[id] ?? DiaryStore.storedSearchRow(db, entryId: id)) }
+            if live { try DiaryStore.insertSearchRow(db, key: key, searchRow ?? DiaryStore.storedSearchRow(db, entryId: id)) }
         }
         guard let newest else { return }
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)

@@ -3,8 +3,8 @@ import GRDBSQLite
 
 // GRDB's `Row.fetchAll`/`fetchOne` hand back copies that find a column by name by
 // lowercasing every column name in turn (a whole record read by name was a sixth of a
-// push); the row a cursor stands on asks the statement's own index instead. Reading
-// records field by field goes through these.
+// push); the row a cursor stands on finds it in a dictionary of lowercased names made once
+// per query. `readAll` below makes none, for the queries every synced entry goes through.
 extension Statement {
     /// Every row, each decoded while the statement stands on it.
     func decodeAll<T>(_ arguments: StatementArguments = StatementArguments(), _ decode: (Row) throws -> T) throws -> [T] {
