@@ -76,12 +76,7 @@ adm -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_
     -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 
 say "shaping the database like a Supabase project, then server-init"
-# The shape is the SQL string in the tests' SupabaseShape.swift (one source for both).
-"$python" - "$root/Tests/FakeServers/SupabaseShape.swift" >"$work/shape.sql" <<'PY'
-import sys
-text = open(sys.argv[1], encoding="utf-8").read()
-print(text.split('#"""', 1)[1].split('"""#', 1)[0])
-PY
+supabase_shape_sql >"$work/shape.sql"
 adm -f "$work/shape.sql" >/dev/null
 "$sync_bin" server-init --url "$admin_url" >>"$work/stderr.log" 2>&1
 

@@ -10,6 +10,12 @@
 #      (entries, messages, tag links) per user. Then A's next full sync, once: A has not
 #      pulled yet; the server does not send a device back what its own pushes left as
 #      they are, so this sync should move nothing and cost about one no-op round trip.
+#  1b. the same push and pull (RUNS runs, new devices and a new person each) through a
+#      Supabase project's APIs: `diary-sync signup --supabase` / `login --supabase`, then
+#      push and pull over HTTP. No live project is reachable from here; the tests' stand-in
+#      (bench/Sources/supabase-standin: Auth, PostgREST's RPC and Storage over database
+#      diary_sb of this cluster, shaped like a Supabase project) runs on this machine, so
+#      its work shares the two cores with the client's and Postgres's.
 #   2. a sync with nothing to do: hyperfine of the whole `diary-sync` process on the
 #      up-to-date device B (beside `diary-sync status --json`, which opens the diary and
 #      reads the credentials but connects nowhere: the local floor); the statements that
@@ -39,6 +45,7 @@
 #   PULL_RUNS=10    runs of the pull on the big server
 #   PER_USER=20     entries per user on the big server
 #   SKIP_BIG=1      leave out step 4 (the 2,000,000-row fill is most of the time)
+#   SUPABASE=0      leave out step 1b
 #   TAG=name        a suffix for the output folder (bench/out/sync-TAG)
 #   KEEP=1          keep the devices (bench/out/sync/dev) at the end
 #
@@ -215,6 +222,42 @@ for run in $(seq 1 "$runs"); do
     # Only the last run's devices go on to the next steps.
     if [ "$run" -lt "$runs" ]; then rm -rf "$work/dev/a$run" "$work/dev/b$run"; fi
 done
+# --- 1b. the same through a Supabase project's APIs --------------------------------------
+# No live project is reachable from here: the tests' stand-in (bench supabase-standin: Auth,
+# PostgREST's RPC and Storage over a database of this cluster shaped like a Supabase project)
+# runs on this machine beside the client and Postgres, and its own work counts in the times.
+if [ "${SUPABASE:-1}" != 0 ]; then
+    say "push and pull through the Supabase stand-in, $runs runs"
+    retry swift build -c release --package-path bench --product supabase-standin >&2
+    sb_url="${admin_url%/*}/diary_sb"
+    adm -c "DROP DATABASE IF EXISTS diary_sb" -c "CREATE DATABASE diary_sb"
+    supabase_shape_sql | psql -X -q -v ON_ERROR_STOP=1 -d "$sb_url" >/dev/null
+    "$sync_bin" server-init --url "$sb_url" >>"$work/stderr.log" 2>&1
+    # The stand-in serves until its standard input closes (fd 8 here, closed on exit).
+    rm -f "$work/standin.in" && mkfifo "$work/standin.in"
+    "$(build_bench --show-bin-path)/supabase-standin" "$sb_url" <"$work/standin.in" >"$work/standin.json" 2>>"$work/stderr.log" &
+    standin=$!
+    exec 8>"$work/standin.in"
+    for _ in $(seq 100); do [ -s "$work/standin.json" ] && break; sleep 0.1; done
+    sb_project=$(json_field "$work/standin.json" url)
+    sb_key=$(json_field "$work/standin.json" anon_key)
+    for run in $(seq 1 "$runs"); do
+        mkdir -p "$work/dev/sa$run/state" "$work/dev/sb$run/home" "$work/dev/sb$run/state"
+        cp -a "$work/corpus" "$work/dev/sa$run/home"
+        echo "bench-password-$run" | dev "sa$run" "$sync_bin" signup --supabase "$sb_project" --anon-key "$sb_key" \
+            --email "bench$run@example.com" --password-stdin --accept-consent >>"$work/stderr.log" 2>&1
+        measure push-supabase "$run" "sa$run" "$sync_bin" push --json
+        echo "bench-password-$run" | dev "sb$run" "$sync_bin" login --supabase "$sb_project" --anon-key "$sb_key" \
+            --email "bench$run@example.com" --password-stdin --accept-consent >>"$work/stderr.log" 2>&1
+        measure pull-supabase "$run" "sb$run" "$sync_bin" pull --json
+        echo "Supabase run $run: A has $(count_entries "sa$run") entries, B pulled into $(count_entries "sb$run")" >>"$work/checks.txt"
+        rm -rf "$work/dev/sa$run" "$work/dev/sb$run"
+    done
+    exec 8>&-
+    wait "$standin"
+    rm -f "$work/standin.in"
+fi
+
 user="bench_r$runs"
 a="a$runs" b="b$runs"
 # A has pushed but not pulled (its cursor is at 0): its next sync passes over its own

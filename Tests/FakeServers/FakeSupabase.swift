@@ -41,6 +41,8 @@ public final class FakeSupabase: Sendable {
         var codes: [String: String] = [:]
         /// tus uploads by id, finished ones included (a HEAD still reports their offset).
         var uploads: [String: ResumableUpload] = [:]
+        /// PostgREST's schema cache: the functions found, by schema, name and argument names.
+        var procedures: [String: Procedure] = [:]
     }
 
     /// "http://127.0.0.1:PORT"
@@ -219,12 +221,19 @@ public final class FakeSupabase: Sendable {
     }
 
     /// Acts as `role` with these JWT claims for the rest of the transaction, the way PostgREST and
-    /// Storage do it (`set_config('role', …, true)` is `SET LOCAL ROLE` with a bind parameter).
-    func become(_ role: String, claims: String, sub: String? = nil, on connection: PostgresConnection) async throws {
-        try await connection.query("""
-            SELECT set_config('role', \(role), true), set_config('request.jwt.claims', \(claims), true),
-                   set_config('request.jwt.claim.sub', \(sub ?? ""), true), set_config('request.jwt.claim.role', \(role), true)
-            """, logger: logger)
+    /// Storage do it (`set_config('role', …, true)` is `SET LOCAL ROLE` with a bind parameter),
+    /// with any other `settings` in the same statement, as PostgREST sends them all at once.
+    func become(_ role: String, claims: String, sub: String? = nil, settings: KeyValuePairs<String, String> = [:],
+                on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        var calls: [String] = []
+        for (name, value) in [("role", role), ("request.jwt.claims", claims), ("request.jwt.claim.sub", sub ?? ""),
+                              ("request.jwt.claim.role", role)] + settings.map({ ($0.key, $0.value) }) {
+            binds.append(name)
+            binds.append(value)
+            calls.append("set_config($\(binds.count - 1), $\(binds.count), true)")
+        }
+        try await connection.query(PostgresQuery(unsafeSQL: "SELECT " + calls.joined(separator: ", "), binds: binds), logger: logger)
     }
 
     /// The first column of the first row as text, nil when there is no row or it is NULL.
@@ -490,12 +499,10 @@ extension FakeSupabase {
         let headers = jsonText(Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }))
         do {
             let text = try await transaction { connection -> String? in
-                try await self.become(claims.role, claims: claims.json, on: connection)
-                try await connection.query("""
-                    SELECT set_config('search_path', \(Self.quoted(schema) + ", public, extensions"), true),
-                           set_config('request.method', \(request.method), true), set_config('request.path', \(request.path), true),
-                           set_config('request.headers', \(headers), true)
-                    """, logger: self.logger)
+                try await self.become(claims.role, claims: claims.json, settings: [
+                    "search_path": Self.quoted(schema) + ", public, extensions", "request.method": request.method,
+                    "request.path": request.path, "request.headers": headers,
+                ], on: connection)
                 return try await self.firstText(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection)
             }
             if procedure.returnType == "void" { return .bytes(status: 204, data: Data(), contentType: "") }
@@ -530,6 +537,10 @@ extension FakeSupabase {
     /// The function PostgREST would pick: named so, in that schema, taking every key given as a
     /// named parameter and needing no other.
     private func procedure(schema: String, function: String, keys: Set<String>) async throws -> Procedure? {
+        // PostgREST reads pg_proc into its schema cache once, not for every call; a function it
+        // did not find is looked for again (a test may create it later).
+        let cacheKey = ([schema, function] + keys.sorted()).joined(separator: "\u{0}")
+        if let known = state.withLock({ $0.procedures[cacheKey] }) { return known }
         let rows = try await database.query("""
             SELECT array(SELECT coalesce(p.proargnames[a.n], '')
                          FROM generate_series(1, coalesce(array_length(p.proargmodes, 1), p.pronargs::int)) AS a(n)
@@ -543,6 +554,7 @@ extension FakeSupabase {
             let (names, types, defaults, returnsSet, returnType) = try row.decode(([String], [String], Int, Bool, String).self)
             let procedure = Procedure(names: names, types: types, defaults: defaults, returnsSet: returnsSet, returnType: returnType)
             if names.count == types.count, keys.isSubset(of: Set(names)), Set(procedure.required).isSubset(of: keys) {
+                state.withLock { $0.procedures[cacheKey] = procedure }
                 return procedure
             }
         }
