@@ -46,6 +46,10 @@ package struct SyncEngine: Sendable {
 
     /// Records per pull page.
     static let pullPage = 200
+    /// Push batches sent before the oldest one's answer is awaited. Through a Supabase project
+    /// the calls go over a pool of connections: while one batch is written under the person's
+    /// lock, the next ones are received and parsed (2 → 3: 10,000 entries in 4.9 → 3.9 s).
+    static let batchesInFlight = 3
 
     /// Which halves of a sync to run.
     package struct Steps: OptionSet, Sendable {
@@ -102,26 +106,22 @@ package struct SyncEngine: Sendable {
 
     private func push(_ server: any SyncServer, dueOnly: Bool, into report: inout SyncReport) async throws {
         let device = store.deviceId
-        // One batch travels while the next is read and written out: the server's work and
-        // this device's overlap. The batch on its way stays queued until its answer settles
-        // it, so it is left out of the next one.
-        var travelling: (changes: [OutgoingChange], answer: Task<JSON, Error>)?
-        defer { travelling?.answer.cancel() }
+        // Batches travel while the next is read and written out: the server's work and this
+        // device's overlap. A batch on its way stays queued until its answer settles it, so it
+        // is left out of the next ones; answers are settled in the order the batches left.
+        var travelling: [(changes: [OutgoingChange], answer: Task<JSON, Error>)] = []
+        defer { for batch in travelling { batch.answer.cancel() } }
         while true {
             let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly,
-                                                       excluding: Set(travelling?.changes.flatMap(\.queued.outboxSeqs) ?? []))
-            let next = changes.isEmpty ? nil : (changes: changes, answer: Task { try await server.push(OutgoingChange.wire(changes), device: device) })
-            if let current = travelling {
-                travelling = nil
-                do {
-                    try await settle(current.changes, answer: current.answer, into: &report)
-                } catch {
-                    next?.answer.cancel()
-                    throw error
-                }
+                                                       excluding: Set(travelling.flatMap { $0.changes.flatMap(\.queued.outboxSeqs) }))
+            if !changes.isEmpty {
+                travelling.append((changes, Task { try await server.push(OutgoingChange.wire(changes), device: device) }))
             }
-            guard let next else { return }
-            travelling = next
+            guard !travelling.isEmpty else { return }
+            if changes.isEmpty || travelling.count >= Self.batchesInFlight {
+                let oldest = travelling.removeFirst()
+                try await settle(oldest.changes, answer: oldest.answer, into: &report)
+            }
         }
     }
 

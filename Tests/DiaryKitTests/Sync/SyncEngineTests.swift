@@ -3,6 +3,8 @@
 @testable import SyncSession
 import Foundation
 import GRDB
+import NIOCore
+import Synchronization
 import Testing
 
 /// The sync engine against a real Postgres (the test script's throwaway cluster): devices
@@ -423,6 +425,68 @@ struct SyncEngineTests {
         #expect(report.pulled == 0 && report.settingsPulled == 0)
         #expect(try b.everything().isEmpty)
         #expect(try b.store.setting("persona") == nil)
+    }
+
+    @Test func batchesTravelThreeAtATimeAndAFailureAmongThemLosesNothing() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let a = try TestDevice(alice)
+        for n in 0..<(OutgoingChange.batchLimit * 5) { _ = try a.diary.draft("第 \(n) 頁") }
+        let engine = SyncEngine(store: a.store, userId: alice.userId)
+        let watched = try await ServerConnection.with(alice.address, password: alice.password) { connection in
+            // The third batch fails on its way, while the first two are still out.
+            let watched = SlowServer(connection, failingCall: 3)
+            await #expect(throws: SyncError.self) { try await engine.run(watched, steps: .push) }
+            return watched
+        }
+        #expect(watched.mostAtOnce == SyncEngine.batchesInFlight)
+        #expect(try a.store.syncLedgerState().pending > 0)
+        // The two batches answered before the failure stay settled; the other three go on the
+        // next sync, and every page is on the server once.
+        #expect(try await a.sync(.push).pushed == OutgoingChange.batchLimit * 3)
+        #expect(try a.store.syncLedgerState().pending == 0)
+        #expect(try await server.adminText("SELECT count(DISTINCT id)::text || ' ' || count(*)::text FROM diary.entry") == "100 100")
+    }
+}
+
+/// A server whose pushes take a while, counting how many are on their way at once; the
+/// `failingCall`-th push fails as a dropped connection would.
+private final class SlowServer: SyncServer {
+    private let inner: ServerConnection
+    private let failingCall: Int
+    private let counts = Mutex((calls: 0, running: 0, most: 0))
+
+    init(_ inner: ServerConnection, failingCall: Int) {
+        self.inner = inner
+        self.failingCall = failingCall
+    }
+
+    var mostAtOnce: Int { counts.withLock { $0.most } }
+
+    func push(_ batch: String, device: String) async throws -> JSON {
+        let call = counts.withLock { counts in
+            counts.calls += 1
+            counts.running += 1
+            counts.most = max(counts.most, counts.running)
+            return counts.calls
+        }
+        defer { counts.withLock { $0.running -= 1 } }
+        try await Task.sleep(for: .milliseconds(100))
+        if call == failingCall { throw SyncError.offline }
+        return try await inner.push(batch, device: device)
+    }
+
+    func pull(after cursor: Int64, limit: Int, device: String) async throws -> JSON {
+        try await inner.pull(after: cursor, limit: limit, device: device)
+    }
+    func whoami() async throws -> JSON { try await inner.whoami() }
+    func deleteAccount() async throws -> Int64 { try await inner.deleteAccount() }
+    func presentMedia(_ shas: [String]) async throws -> Set<String> { try await inner.presentMedia(shas) }
+    func upload(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
+        try await inner.upload(transfer, name: name, from: descriptor)
+    }
+    func download(_ transfer: MediaTransfer, into sink: (ByteBuffer) -> Bool) async throws -> Bool {
+        try await inner.download(transfer, into: sink)
     }
 }
 
