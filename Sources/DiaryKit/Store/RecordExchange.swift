@@ -288,7 +288,7 @@ private struct Merge {
             changed = try resolve(local: local, incoming: incoming)
             if changed { report.updated += 1 }
         } else {
-            added[incoming.id] = (try insertFields(incoming), incoming.clock.deletedAt == nil && incoming.trashedAt == nil, fresh)
+            added[incoming.id] = (try insertFields(incoming), !incoming.isHidden, fresh)
             report.added += 1
             changed = true
         }
@@ -310,9 +310,12 @@ private struct Merge {
         if changed {
             reindexing.append(incoming.id)
             // When the record alone says what the tables hold, it also says what the entry counts for.
-            let countedAfter = fresh == nil ? try countedTagIds(incoming.id)
-                : incoming.clock.deletedAt != nil || incoming.trashedAt != nil ? []
-                : Set(incoming.tagLinks.compactMap { tagIds[$0.name] })
+            let countedAfter: Set<String>
+            if fresh == nil {
+                countedAfter = try countedTagIds(incoming.id)
+            } else {
+                countedAfter = incoming.isHidden ? [] : Set(incoming.tagLinks.compactMap { tagIds[$0.name] })
+            }
             for tagId in countedAfter.subtracting(countedBefore) { tagCountChanges[tagId, default: 0] += 1 }
             for tagId in countedBefore.subtracting(countedAfter) { tagCountChanges[tagId, default: 0] -= 1 }
         } else {
