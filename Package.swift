@@ -3,8 +3,8 @@ import PackageDescription
 
 // Five small commands over one shared module. The capabilities that bring heavy
 // dependencies (the companion's network client, archives, sync) and the command-line glue
-// are targets of their own in folders under Sources/DiaryKit, so each executable links only
-// what it uses and the compiler keeps dependencies pointing one way:
+// are targets of their own, each in the folder under Sources/ that bears its name, so each
+// executable links only what it uses and the compiler keeps dependencies pointing one way:
 // commands → command-line glue → capabilities → DiaryKit. docs/ARCHITECTURE.md draws it.
 let package = Package(
     name: "InnerBloomDiary",
@@ -40,8 +40,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
-            ],
-            exclude: ["CompanionClient", "Archive", "Sync", "CLI"]
+            ]
         ),
         // The companion's network client: OpenAI-compatible providers, the weather service,
         // choosing and failing over between providers (AsyncHTTPClient).
@@ -50,8 +49,7 @@ let package = Package(
             dependencies: [
                 "DiaryKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            path: "Sources/DiaryKit/CompanionClient"
+            ]
         ),
         // libarchive from the system (Debian: libarchive-dev); only DiaryArchive imports it.
         .systemLibrary(
@@ -65,8 +63,7 @@ let package = Package(
             dependencies: [
                 "DiaryKit", "CArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Sources/DiaryKit/Archive"
+            ]
         ),
         // Who this device is to the sync server: the credentials file, a Supabase project's
         // Auth sessions renewed one process at a time, its RPC, sync's errors and words, and
@@ -79,8 +76,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Sources/DiaryKit/Sync/Session"
+            ]
         ),
         // Sync through Postgres: the server SQL, the wire format, batching, backoff, media
         // chunks, accounts and watch (PostgresNIO); and through a Supabase project's REST and
@@ -94,9 +90,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/DiaryKit/Sync",
-            exclude: ["Session"]
+            ]
         ),
         // Command-line glue every command shares: options, context, output, rendering, exit
         // statuses, prompts (ArgumentParser). The core never imports it.
@@ -105,22 +99,22 @@ let package = Package(
             dependencies: [
                 "DiaryKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/DiaryKit/CLI",
-            exclude: ["Find", "Companion", "Sync"]
+            ]
         ),
         // diary-find's command: search and browse, nothing but the local store.
-        .target(name: "FindCLI", dependencies: ["DiaryCLI"], path: "Sources/DiaryKit/CLI/Find"),
+        .target(name: "FindCLI", dependencies: ["DiaryCLI"]),
         // diary-new, diary-chat and diary-save: the commands that talk with the companion.
         // With the sync session: the operator's gateway is reached with the person's own token.
-        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "SyncSession"], path: "Sources/DiaryKit/CLI/Companion"),
+        .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "SyncSession"]),
         // diary-sync's commands: sync, accounts, backups and archives.
-        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "SyncSession", "DiarySync", "DiaryArchive"], path: "Sources/DiaryKit/CLI/Sync"),
+        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "SyncSession", "DiarySync", "DiaryArchive"]),
         .executableTarget(name: "diary-new", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-chat", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-save", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-find", dependencies: ["FindCLI"]),
         .executableTarget(name: "diary-sync", dependencies: ["SyncCLI"]),
+        // The two targets below hold test code only, so they live under Tests/ (a plain target's
+        // folder is otherwise looked for under Sources/).
         // Local stand-ins for the servers tests cannot reach (model provider, weather, a
         // Supabase project's Auth, REST and Storage APIs over a real Postgres).
         .target(
@@ -134,11 +128,32 @@ let package = Package(
             ],
             path: "Tests/FakeServers"
         ),
-        .testTarget(
-            name: "DiaryKitTests",
-            dependencies: ["DiaryKit", "CompanionClient", "DiaryArchive", "SyncSession", "DiarySync", "DiaryCLI", "FindCLI",
-                           "CompanionCLI", "SyncCLI", "FakeServers"]
+        // Fixtures every unit test target shares: a diary in a fresh temp folder, media made
+        // byte by byte, the test Postgres cluster (fresh databases, reached through the driver
+        // or through psql as an operator would) and records built by hand in the wire shape.
+        .target(
+            name: "DiaryTestSupport",
+            dependencies: [
+                "DiaryKit", "SyncSession", "DiarySync",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/DiaryTestSupport"
         ),
+        // One test target per library target; each imports its own target and the support.
+        .testTarget(name: "DiaryKitTests", dependencies: [
+            "DiaryKit", "DiaryTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "CompanionClientTests", dependencies: ["CompanionClient", "DiaryTestSupport", "FakeServers"]),
+        .testTarget(name: "DiaryArchiveTests", dependencies: ["DiaryArchive", "DiaryTestSupport"]),
+        .testTarget(name: "SyncSessionTests", dependencies: ["SyncSession", "DiaryTestSupport"]),
+        .testTarget(name: "DiarySyncTests", dependencies: [
+            "DiarySync", "DiaryTestSupport", "FakeServers",
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOCore", package: "swift-nio"),
+        ]),
+        .testTarget(name: "DiaryCLITests", dependencies: ["DiaryCLI", "DiaryTestSupport"]),
+        .testTarget(name: "SyncCLITests", dependencies: ["SyncCLI"]),
+        // The built commands run through real pipes, in a fresh temp DIARY_HOME each.
         .testTarget(name: "EndToEndTests", dependencies: ["DiaryKit", "FakeServers"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 /// The one-time clean-up of the filler tags older offline pages got, on a real SQLite diary.
 @Suite struct TagTidyTests {

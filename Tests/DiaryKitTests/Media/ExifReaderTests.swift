@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 @Suite struct ExifReaderTests {
     let utc = TimeZone(identifier: "UTC")!

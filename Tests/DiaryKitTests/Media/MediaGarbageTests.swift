@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 /// Finding media files no page uses, on a real diary folder.
 @Suite struct MediaGarbageTests {

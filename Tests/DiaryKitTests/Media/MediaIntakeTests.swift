@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 @Suite struct MediaIntakeTests {
     let limits = MediaLimits(photoBytes: 20_000_000, videoBytes: 500_000_000)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 @Suite struct VideoProbeTests {
     /// 2024-05-01T10:20:30Z.

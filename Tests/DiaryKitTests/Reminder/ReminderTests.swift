@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 /// The daily nudge: its time, its schedule files and when it stays silent.
 @Suite struct ReminderTests {

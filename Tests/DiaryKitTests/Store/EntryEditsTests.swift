@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 /// Edits by hand, history, the star, the trash and the person's own order, on a real SQLite diary.
 @Suite struct EntryEditsTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 @Suite("Whole records out and merged back in")
 struct RecordExchangeTests {

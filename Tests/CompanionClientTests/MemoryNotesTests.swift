@@ -3,6 +3,7 @@
 import FakeServers
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// memory.md: the person's file, synced as a setting, given to the companion, never written by it.
 @Suite(.serialized) struct MemoryNotesTests {

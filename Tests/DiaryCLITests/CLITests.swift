@@ -1,11 +1,9 @@
 import ArgumentParser
-@testable import DiaryArchive
 @testable import DiaryCLI
 @testable import DiaryKit
-@testable import DiarySync
-@testable import SyncSession
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 @Suite struct EntrySelectionTests {
     @Test func linesNameEntriesByEntryIdThenId() throws {
@@ -62,22 +60,6 @@ import Testing
         #expect(ErrorReport.describe(StoreError.newerVersion).1 == 78)
         #expect(ErrorReport.describe(ConfigError.invalid("x")).1 == 78)
     }
-
-    @Test func everyCapabilitySaysItsOwnErrors() {
-        let unsafe = ErrorReport.describe(ArchiveError.unsafeMember(path: "../x", reason: .parentReference))
-        #expect(unsafe == (.archiveUnsafe(path: "../x", reason: .parentReference), 65))
-        #expect(unsafe.0.text(.en).contains("climbs out") && unsafe.0.text(.zhHant).contains("含有 .. 的路徑"))
-        #expect(ErrorReport.describe(ArchiveError.writeFailed("disk full")) == (.archiveNotWritten, 74))
-        #expect(ErrorReport.describe(ArchiveError.cannotOpen(path: "a.tar")).1 == 66)
-        #expect(ErrorReport.describe(SyncError.offline) == (.syncFailedKept, 75))
-        #expect(ErrorReport.describe(SyncError.notLoggedIn).1 == 77)
-        #expect(ErrorReport.describe(SyncError.userExists("a")).1 == 73)
-        #expect(ErrorReport.describe(SyncError.serverTooNew(9)).1 == 78)
-        #expect(ErrorReport.describe(SearchError.badDate("x")) == (.badDate(text: "x"), 64))
-        #expect(ErrorReport.describe(CompanionError.cancelled).1 == 130)
-        struct Unexplained: Error {}
-        #expect(ErrorReport.describe(Unexplained()) == (.ioFailure, 74), "what no capability explains is an I/O error")
-    }
 }
 
 @Suite struct RenderingTests {
@@ -96,5 +78,21 @@ import Testing
                     "context", "persona", "title", "summary", "message_count"] {
             #expect(json[key] != nil, "\(key)")
         }
+    }
+}
+
+@Suite struct TrendChartTests {
+    @Test func theChartIsBlocksAndColourOnlyWhenAsked() {
+        let points = [TrendPoint(period: "2026-09", from: "2026-09-01", to: "2026-09-30", feelings: [("開心", 2), ("焦慮", 1)]),
+                      TrendPoint(period: "2026-10", from: "2026-10-01", to: "2026-10-31", feelings: [])]
+        let plain = Rendering.trendChart(points, color: false)
+        let lines = plain.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[1] == "2026-10", "an empty period keeps its line")
+        #expect(lines[0].hasPrefix("2026-09  ") && lines[0].hasSuffix("  開心 2 · 焦慮 1"))
+        let bar = lines[0].dropFirst(9).dropLast("  開心 2 · 焦慮 1".count)
+        #expect(bar.count == 40 && bar.allSatisfy { "█▏▎▍▌▋▊▉".contains($0) }, "the fullest period fills 40 columns: \(bar)")
+        #expect(!plain.contains("\u{1B}"))
+        let colored = Rendering.trendChart(points, color: true)
+        #expect(colored.contains("\u{1B}[33m█\u{1B}[0m 開心") && colored.contains("\u{1B}[36m"))
     }
 }

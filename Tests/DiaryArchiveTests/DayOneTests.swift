@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #if canImport(Glibc)
 import Testing
+@testable import DiaryTestSupport
 #endif
 
 /// Day One's JSON zip, read into a real diary and written back out. The zips under test are

@@ -7,6 +7,28 @@ import Foundation
 /// True when the test script started a Postgres cluster (`DIARY_TEST_PG_URL`).
 let postgresAvailable = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] != nil
 
+/// The throwaway Postgres cluster the test script started (`DIARY_TEST_PG_URL`): the one
+/// place tests get a database from, whether they then speak to it through the driver
+/// (`TestServer`) or through psql as an operator would (`SchemaServer`).
+enum TestCluster {
+    /// The cluster's address, as its admin (password included).
+    static func address() throws -> ServerAddress {
+        try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"] ?? "")
+    }
+
+    /// A new, empty database on the cluster, as its admin (password included).
+    static func freshDatabase(_ prefix: String) async throws -> ServerAddress {
+        let cluster = try address()
+        let name = prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        _ = try await ServerConnection.with(cluster, password: cluster.password) { server in
+            try await server.run(script: "CREATE DATABASE \(name)")
+        }
+        var admin = cluster
+        admin.database = String(name)
+        return admin
+    }
+}
+
 /// A fresh database on the throwaway test cluster, with the diary's server side installed.
 final class TestServer: Sendable {
     let admin: ServerAddress
@@ -18,21 +40,9 @@ final class TestServer: Sendable {
     }
 
     static func make() async throws -> TestServer {
-        let admin = try await freshDatabase("t_")
+        let admin = try await TestCluster.freshDatabase("t_")
         _ = try await Accounts.initialiseServer(admin, password: admin.password)
         return TestServer(admin: admin, adminPassword: admin.password ?? "")
-    }
-
-    /// A new, empty database on the test cluster, as its admin (password included).
-    static func freshDatabase(_ prefix: String, before: String? = nil) async throws -> ServerAddress {
-        let cluster = try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]!)
-        let name = prefix + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        try await ServerConnection.with(cluster, password: cluster.password) { server in
-            try await server.run(script: "CREATE DATABASE \(name)")
-        }
-        var admin = cluster
-        admin.database = String(name)
-        return admin
     }
 
     /// A person: their login on this server.

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #if canImport(Glibc)
 import Testing
+@testable import DiaryTestSupport
 #endif
 
 /// Archives written by ArchiveWriter, read back by ArchiveReader and by the system's own tools

@@ -6,6 +6,7 @@ import GRDB
 import NIOCore
 import Synchronization
 import Testing
+@testable import DiaryTestSupport
 
 /// The sync engine against a real Postgres (the test script's throwaway cluster): devices
 /// are real SQLite diaries, the server is the project's own SQL.

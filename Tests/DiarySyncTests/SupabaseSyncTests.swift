@@ -5,6 +5,7 @@ import Crypto
 import FakeServers
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// A Supabase-shaped database (supabaseShapeSQL, then the diary's server script) on the test
 /// cluster, behind the fake Auth, PostgREST and Storage APIs. No live Supabase project is used.
@@ -20,7 +21,7 @@ final class SupabaseProjectUnderTest: Sendable {
     }
 
     static func make() async throws -> SupabaseProjectUnderTest {
-        let admin = try await TestServer.freshDatabase("s_")
+        let admin = try await TestCluster.freshDatabase("s_")
         try await ServerConnection.with(admin, password: admin.password) { server in
             for statement in SQLScript.statements(supabaseShapeSQL) { try await server.run(script: statement) }
         }

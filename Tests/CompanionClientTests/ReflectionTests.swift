@@ -3,6 +3,7 @@
 import FakeServers
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// Reflections: a page of its own kind on the saved pages of some days, citing exactly them;
 /// stored, found, carried by records (and so by exports and sync).

@@ -2,6 +2,7 @@
 @testable import DiaryKit
 import Foundation
 import Testing
+@testable import DiaryTestSupport
 
 /// The HTML export, read back the way a person reads it: the written files are opened in a
 /// real headless Chromium and the assertions run on the DOM it built, not on our own strings.
