@@ -78,9 +78,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // Sync through Postgres: the server SQL, the wire format, batching, backoff, media
-        // chunks, accounts and watch (PostgresNIO); and through a Supabase project's REST and
-        // Storage APIs (AsyncHTTPClient).
+        // Sync through Postgres: the server SQL (ServerSQL/*.sql, embedded at build time), the
+        // wire format, batching, backoff, media chunks, accounts and watch (PostgresNIO); and
+        // through a Supabase project's REST and Storage APIs (AsyncHTTPClient).
         .target(
             name: "DiarySync",
             dependencies: [
@@ -90,8 +90,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["EmbedSQL"]
         ),
+        // Puts a target's .sql files into its code at build time (EmbeddedSQL.files): SQL is
+        // kept and reviewed as SQL, and the installed tools need no files beside them.
+        .executableTarget(name: "embed-sql"),
+        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         // Command-line glue every command shares: options, context, output, rendering, exit
         // statuses, prompts (ArgumentParser). The core never imports it.
         .target(

@@ -126,7 +126,7 @@ start=$(now)
 "$sync_bin" server-init --url "$admin_url" >>"$work/stderr.log" 2>&1
 server_init_s=$(elapsed "$start")
 if [ -z "$(adm -c "SELECT to_regprocedure('diary.pull(bigint,integer,text)')")" ]; then
-    echo "the server has no diary.pull after server-init: is ServerSchema.swift in this build?" >&2
+    echo "the server has no diary.pull after server-init: is Sources/DiarySync/ServerSQL in this build?" >&2
     exit 1
 fi
 

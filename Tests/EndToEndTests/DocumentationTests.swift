@@ -42,7 +42,7 @@ struct DocumentationTests {
     }
 }
 
-@Suite("The schema document follows the migrations")
+@Suite("The schema documents follow the migrations and the server SQL")
 struct SchemaDocumentTests {
     @Test("docs/schema.sql is what scripts/gen-schema.sh prints for a fresh diary")
     func schemaDocumentIsCurrent() throws {
@@ -52,5 +52,18 @@ struct SchemaDocumentTests {
         #expect(generated.stdout.contains("CREATE TABLE entry"), "the generator reads the real schema")
         let document = try String(contentsOf: repository.appendingPathComponent("docs/schema.sql"), encoding: .utf8)
         #expect(document == generated.stdout, "docs/schema.sql is out of date: run scripts/gen-schema.sh > docs/schema.sql")
+    }
+
+    @Test("docs/server-schema.sql is what scripts/gen-server-schema.sh prints: the SQL server-init applies")
+    func serverSchemaDocumentIsCurrent() throws {
+        let repository = DocumentationTests.repository
+        let script = repository.appendingPathComponent("scripts/gen-server-schema.sh").path
+        let generated = try Shell.run("\(Shell.quote(script)) \(Shell.quote(Sandbox.binaries.path))")
+        #expect(generated.status == 0, "gen-server-schema.sh: \(generated.stderr)")
+        #expect(generated.stdout.contains("CREATE OR REPLACE FUNCTION diary.push("), "the generator prints the real script")
+        #expect(!generated.stdout.contains("{{"), "every generated check is filled in")
+        let document = try String(contentsOf: repository.appendingPathComponent("docs/server-schema.sql"), encoding: .utf8)
+        #expect(document == generated.stdout,
+                "docs/server-schema.sql is out of date: run scripts/gen-server-schema.sh > docs/server-schema.sql")
     }
 }
