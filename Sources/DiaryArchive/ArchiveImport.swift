@@ -52,7 +52,7 @@ package enum ArchiveImport {
         if Jrnl.isJSONObject(prefix) {
             summary.source = "jrnl"
             let records = try Jrnl.records(try readWhole(descriptor, after: taken ? prefix : [], limit: limits.recordBytes), zone: zone)
-            summary.merge = try store.merge(records, extras: nil, source: "import")
+            summary.merge = try store.merge(records, extras: nil, source: .import)
             return summary
         }
         let staging = try makeStaging(in: store.paths.home)
@@ -83,7 +83,7 @@ package enum ArchiveImport {
 
         let placed = try place(records, files: unpacked.files, paths: store.paths)
         do {
-            summary.merge = try store.merge(records, extras: extras, source: mode == .restore ? "restore" : "import")
+            summary.merge = try store.merge(records, extras: extras, source: mode == .restore ? .restore : .import)
         } catch {
             for file in placed { unlink(file.path) }
             throw error

@@ -30,7 +30,7 @@ package enum Rendering {
             ("edited_at", .optional(entry.editedAt.map { Timestamps.rfc3339($0, zone: zone) })),
             ("message_count", .int(Int64(entry.messageCount))),
             ("last_error", .optional(entry.lastError)),
-            ("sync", .object([("state", .string(entry.syncState)), ("last_error", .optional(entry.syncError))])),
+            ("sync", .object([("state", .string(entry.syncState.rawValue)), ("last_error", .optional(entry.syncError))])),
         ]
         if let reflection = entry.reflection { pairs.append(("reflection", reflection.json)) }
         if let messages = entry.messages {

@@ -43,7 +43,7 @@ struct FlakyProvider: ChatProvider {
         let entry = Entry(id: "e", status: .chatting, createdAt: Date(), updatedAt: Date(), occurredAt: moment("2026-11-21 17:40"),
                           timeZone: "Asia/Taipei", note: note, transcript: nil, analysis: nil, context: context,
                           persona: persona.id, provider: nil, title: nil, summary: nil, tags: [], media: media,
-                          messageCount: said.count, messages: nil, syncState: "pending", syncError: nil, lastError: nil)
+                          messageCount: said.count, messages: nil, syncState: .pending, syncError: nil, lastError: nil)
         let history = said.map { Message(id: UUIDv7.make(), entryId: "e", author: .person, persona: persona.id, provider: nil, text: $0, createdAt: Date()) }
         return CompanionRequest(language: language, persona: persona, entry: entry, history: history, existingTags: existing)
     }

@@ -53,7 +53,7 @@ import Testing
         let back = try EntryRecord(json: try #require(JSON.parse(Data(record.json.serialized.utf8))))
         #expect(back.reflection == reflection)
         let other = try TestDiary()
-        _ = try other.store.merge([record], source: "import")
+        _ = try other.store.merge([record], source: .import)
         #expect(try other.store.entry(id: entry.id).reflection == reflection)
 
         await #expect(throws: CompanionError.nothingToReflect) {

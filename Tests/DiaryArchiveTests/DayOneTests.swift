@@ -462,7 +462,7 @@ import Testing
         #expect(records[0].occurredAt == Timestamps.parseRFC3339("2999-01-01T00:00:00Z"))
         #expect(UUIDv7.isWellFormed(records[0].id), "an identifier Day One would not write still makes a UUID-shaped id")
         let diary = try TestDiary()
-        #expect(try diary.store.merge(records, source: "import").added == 1)
+        #expect(try diary.store.merge(records, source: .import).added == 1)
     }
 
     // MARK: Text

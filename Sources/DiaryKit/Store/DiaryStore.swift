@@ -148,11 +148,11 @@ public final class DiaryStore: Sendable {
 
     /// Queues a row for sync in the transaction that changed it; a newer change to the same
     /// row replaces an untried older one, so the queue holds one mutation per row.
-    func enqueue(_ db: Database, table: String, rowId: String, op: String = "upsert", hlc: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = ? AND row_id = ? AND attempts = 0").execute(arguments: [table, rowId])
+    func enqueue(_ db: Database, table: SyncedTable, rowId: String, op: OutboxOperation = .upsert, hlc: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = ? AND row_id = ? AND attempts = 0").execute(arguments: [table.rawValue, rowId])
         try db.cachedStatement(sql: """
             INSERT INTO outbox(table_name, row_id, op, hlc, created_at) VALUES (?, ?, ?, ?, ?)
-            """).execute(arguments: [table, rowId, op, hlc, Timestamps.millis(Date())])
+            """).execute(arguments: [table.rawValue, rowId, op.rawValue, hlc, Timestamps.millis(Date())])
     }
 }
 
@@ -207,9 +207,6 @@ enum Schema {
                 try DiaryStore.reindex(db, entryId: id)
             }
         }
-        // Attachments other than photos, videos and memos (a Day One export's PDFs) are kept
-        // as files of their own kind: the media table's check allows it (SQLite rebuilds the
-        // table to change a check).
         migrator.registerMigration("v10-file-attachments") { db in
             try db.execute(sql: v10)
         }
@@ -233,7 +230,7 @@ enum Schema {
             try db.execute(sql: "ALTER TABLE entry ADD COLUMN reflection TEXT")
         }
         migrator.registerMigration("v14-tag-day-counts") { db in
-            try db.execute(sql: tagDayCounts)
+            try db.execute(sql: v14)
         }
         // Meaning-based recall: one vector per saved page, made by the embedder the person
         // configured. They stay on this device (no outbox trigger, not in records or archives)
@@ -304,256 +301,7 @@ enum Schema {
         return id
     }
 
-    // Entries are keyed by their moment so that time order is the table's own order and the
-    // full-text rowid. The index is rebuilt with the bigram tokenizer over the original text
-    // (it used to hold pre-cut words), so snippets quote what the person wrote. Entry rows
-    // are large (note, analysis, page); the partial indexes over live entries let counts,
-    // the calendar and this-day-in-history read a few small pages instead of every row, and
-    // triggers keep the number of live entries in one row, whoever writes (sync included).
-    static func v3(_ db: Database) throws {
-        try db.cachedStatement(sql: "ALTER TABLE entry RENAME COLUMN seq TO moment_key").execute()
-        // Old keys are small counters; moving them far below any moment keeps the two apart.
-        try db.cachedStatement(sql: "UPDATE entry SET moment_key = moment_key - 4611686018427387904").execute()
-        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, occurred_at FROM entry ORDER BY occurred_at, id"))
-        for row in rows {
-            let key = try MomentKey.next(db, occurredAt: row["occurred_at"])
-            try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, row["id"] as String])
-        }
-        try db.execute(sql: """
-            DROP TABLE entry_fts;
-            CREATE VIRTUAL TABLE entry_fts USING fts5(
-                title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
-                tokenize = 'diary_bigram'
-            );
-            DROP INDEX entry_by_occurred;
-            DROP INDEX entry_by_local_date;
-            CREATE INDEX entry_by_created ON entry(created_at);
-            CREATE INDEX entry_by_updated ON entry(updated_at);
-            CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL;
-            CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL;
-            CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
-            CREATE TABLE entry_total (live INTEGER NOT NULL);
-            INSERT INTO entry_total SELECT count(*) FROM entry WHERE deleted_at IS NULL;
-            CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL
-                BEGIN UPDATE entry_total SET live = live + 1; END;
-            CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL
-                BEGIN UPDATE entry_total SET live = live - 1; END;
-            CREATE TRIGGER entry_total_tombstone AFTER UPDATE OF deleted_at ON entry
-                WHEN (OLD.deleted_at IS NULL) != (NEW.deleted_at IS NULL)
-                BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE -1 END; END;
-            """)
-        for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
-    }
-
-    // Feelings over time count tags per day over the whole diary; reading every tag link's
-    // entry for that costs a quarter of a second at 100,000 pages. So the live pages per tag
-    // and local day are kept counted here, by triggers, whoever writes (edits, sync, imports).
-    // A page is live when it is neither deleted nor in the trash.
-    static let tagDayCounts = """
-        CREATE TABLE tag_day (
-            tag_id TEXT NOT NULL,
-            local_date TEXT NOT NULL,
-            n INTEGER NOT NULL,
-            PRIMARY KEY (tag_id, local_date)
-        ) WITHOUT ROWID;
-        INSERT INTO tag_day (tag_id, local_date, n)
-            SELECT et.tag_id, e.local_date, count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
-            WHERE e.deleted_at IS NULL AND e.trashed_at IS NULL GROUP BY et.tag_id, e.local_date;
-        CREATE TRIGGER tag_day_link_added AFTER INSERT ON entry_tag
-            WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = NEW.entry_id)
-        BEGIN
-            INSERT INTO tag_day (tag_id, local_date, n) SELECT NEW.tag_id, local_date, 1 FROM entry WHERE id = NEW.entry_id
-                ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
-        END;
-        CREATE TRIGGER tag_day_link_removed AFTER DELETE ON entry_tag
-            WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = OLD.entry_id)
-        BEGIN
-            UPDATE tag_day SET n = n - 1
-            WHERE tag_id = OLD.tag_id AND local_date = (SELECT local_date FROM entry WHERE id = OLD.entry_id);
-        END;
-        CREATE TRIGGER tag_day_entry_moved AFTER UPDATE OF local_date, deleted_at, trashed_at ON entry
-            WHEN OLD.local_date IS NOT NEW.local_date
-              OR (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
-        BEGIN
-            UPDATE tag_day SET n = n - 1
-            WHERE OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND local_date = OLD.local_date
-              AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
-            INSERT INTO tag_day (tag_id, local_date, n) SELECT tag_id, NEW.local_date, 1 FROM entry_tag
-                WHERE entry_id = NEW.id AND NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
-                ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
-        END;
-        CREATE TRIGGER tag_day_entry_removed BEFORE DELETE ON entry
-            WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
-        BEGIN
-            UPDATE tag_day SET n = n - 1
-            WHERE local_date = OLD.local_date AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
-        END;
-        """
-
-    // A page the person stars, puts in the trash or moves in their own order is one small
-    // write that must not undo a concurrent edit of its words on another device, so each of
-    // those has its own clock (field_clocks: content, star, trash, order) and merges apart.
-    // A page in the trash is hidden like a tombstone (counts, calendar, search) but can come
-    // back; the versions an edit, a new page or a merge replaced are kept in entry_version.
-    static let v7 = """
-        ALTER TABLE entry ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE entry ADD COLUMN trashed_at INTEGER;
-        ALTER TABLE entry ADD COLUMN order_key TEXT;
-        ALTER TABLE entry ADD COLUMN edited_at INTEGER;
-        ALTER TABLE entry ADD COLUMN field_clocks TEXT;
-        CREATE TABLE entry_version (
-            id TEXT PRIMARY KEY,
-            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
-            hlc TEXT NOT NULL,
-            replaced_at INTEGER NOT NULL,
-            replaced_by TEXT NOT NULL CHECK (replaced_by IN ('person', 'companion', 'sync', 'import')),
-            device_id TEXT NOT NULL,
-            version TEXT NOT NULL,
-            UNIQUE (entry_id, hlc)
-        );
-        CREATE INDEX entry_version_by_entry ON entry_version(entry_id, replaced_at);
-        DROP INDEX entry_live_by_day;
-        DROP INDEX entry_live_by_month_day;
-        CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
-        CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
-        CREATE INDEX entry_in_trash ON entry(trashed_at) WHERE deleted_at IS NULL AND trashed_at IS NOT NULL;
-        CREATE INDEX entry_starred ON entry(moment_key) WHERE starred = 1 AND deleted_at IS NULL AND trashed_at IS NULL;
-        DROP TRIGGER entry_total_insert;
-        DROP TRIGGER entry_total_delete;
-        DROP TRIGGER entry_total_tombstone;
-        CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
-            BEGIN UPDATE entry_total SET live = live + 1; END;
-        CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
-            BEGIN UPDATE entry_total SET live = live - 1; END;
-        CREATE TRIGGER entry_total_hidden AFTER UPDATE OF deleted_at, trashed_at ON entry
-            WHEN (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
-            BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL THEN 1 ELSE -1 END; END;
-        """
-
-    // Sync merges tags as add/remove sets, so a removal is kept (by name: tag ids differ
-    // between devices) until a newer add replaces it. An outbox row the server refused for
-    // good is a dead letter: kept and shown, never retried blindly, never dropped. Media
-    // bytes travel apart from their rows: what to send and fetch is remembered here, and
-    // which contents the server already holds.
-    /// The context column takes the shape entry records have (weather nested), so one
-    /// coder reads and writes it everywhere; rows written flat by v1–v5 are rewritten.
-    static let v6 = """
-        UPDATE entry SET context = json_object(
-            'place', json_extract(context, '$.place'),
-            'latitude', json_extract(context, '$.latitude'),
-            'longitude', json_extract(context, '$.longitude'),
-            'weather', CASE WHEN json_extract(context, '$.weather_description') IS NULL
-                             AND json_extract(context, '$.temperature_c') IS NULL THEN NULL
-                        ELSE json_object('description', json_extract(context, '$.weather_description'),
-                                         'temperature_c', json_extract(context, '$.temperature_c')) END)
-        WHERE context IS NOT NULL AND json_valid(context) AND json_type(context, '$.weather') IS NULL;
-        """
-
-    static let v5 = """
-        CREATE TABLE tag_removal (
-            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
-            name TEXT NOT NULL,
-            device_id TEXT NOT NULL,
-            hlc TEXT NOT NULL,
-            removed_at INTEGER NOT NULL,
-            PRIMARY KEY (entry_id, name)
-        );
-        ALTER TABLE outbox ADD COLUMN dead_at INTEGER;
-        CREATE TABLE media_transfer (
-            sha256 TEXT NOT NULL,
-            direction TEXT NOT NULL CHECK (direction IN ('up', 'down')),
-            entry_id TEXT NOT NULL,
-            ext TEXT NOT NULL,
-            bytes INTEGER NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            last_error TEXT,
-            PRIMARY KEY (sha256, direction)
-        );
-        CREATE TABLE media_on_server (sha256 TEXT PRIMARY KEY);
-        """
-
-    // A merge (import, restore, later sync) never drops the version that lost: it is kept
-    // here, whole, once per row and clock. Thumbnails are content-addressed like media.
-    static let v4 = """
-        CREATE TABLE conflict (
-            id TEXT PRIMARY KEY,
-            table_name TEXT NOT NULL,
-            row_id TEXT NOT NULL,
-            hlc TEXT NOT NULL,
-            winner_hlc TEXT NOT NULL,
-            source TEXT NOT NULL,
-            kept_at INTEGER NOT NULL,
-            version TEXT NOT NULL,
-            UNIQUE (table_name, row_id, hlc)
-        );
-        ALTER TABLE media ADD COLUMN thumbnail TEXT;
-        """
-
-    // Voice memos are media too (kind 'audio'); SQLite cannot change a CHECK constraint, so
-    // the media table is rebuilt. A long talk keeps a running digest of its early turns.
-    static let v10 = """
-        CREATE TABLE media_v10 (
-            id TEXT PRIMARY KEY,
-            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
-            position INTEGER NOT NULL DEFAULT 0,
-            user_id TEXT,
-            device_id TEXT NOT NULL,
-            hlc TEXT NOT NULL,
-            deleted_at INTEGER,
-            kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio', 'file')),
-            sha256 TEXT NOT NULL,
-            mime TEXT NOT NULL,
-            ext TEXT NOT NULL,
-            bytes INTEGER NOT NULL,
-            width INTEGER,
-            height INTEGER,
-            duration REAL,
-            taken_at INTEGER,
-            thumbnail TEXT
-        );
-        INSERT INTO media_v10 SELECT id, entry_id, position, user_id, device_id, hlc, deleted_at, kind, sha256, mime, ext,
-                                     bytes, width, height, duration, taken_at, thumbnail FROM media;
-        DROP TABLE media;
-        ALTER TABLE media_v10 RENAME TO media;
-        CREATE INDEX media_by_entry ON media(entry_id, position);
-        CREATE INDEX media_by_sha256 ON media(sha256);
-        """
-
-    // Consent and one-time notices belong to this device and never sync.
-    static let v2 = """
-        CREATE TABLE media_v2 (
-            id TEXT PRIMARY KEY,
-            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
-            position INTEGER NOT NULL DEFAULT 0,
-            user_id TEXT,
-            device_id TEXT NOT NULL,
-            hlc TEXT NOT NULL,
-            deleted_at INTEGER,
-            kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio')),
-            sha256 TEXT NOT NULL,
-            mime TEXT NOT NULL,
-            ext TEXT NOT NULL,
-            bytes INTEGER NOT NULL,
-            width INTEGER,
-            height INTEGER,
-            duration REAL,
-            taken_at INTEGER
-        );
-        INSERT INTO media_v2 SELECT id, entry_id, position, user_id, device_id, hlc, deleted_at, kind, sha256, mime, ext,
-                                    bytes, width, height, duration, taken_at FROM media;
-        DROP TABLE media;
-        ALTER TABLE media_v2 RENAME TO media;
-        CREATE INDEX media_by_entry ON media(entry_id, position);
-        CREATE INDEX media_by_sha256 ON media(sha256);
-
-        ALTER TABLE entry ADD COLUMN digest TEXT;
-        ALTER TABLE entry ADD COLUMN digest_through TEXT;
-
-        CREATE TABLE device_setting (
-            key TEXT PRIMARY KEY,
-            value TEXT NOT NULL
-        );
-        """
+    // The migrations' SQL, in version order; each says why it was made.
 
     // Every synced table carries id, user_id (null until login), hlc, deleted_at and device_id.
     // Times are milliseconds since 1970; local_date is the day in the entry's own time zone.
@@ -688,5 +436,259 @@ enum Schema {
             title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
             tokenize = 'unicode61 remove_diacritics 2'
         );
+        """
+
+    // Voice memos are media too (kind 'audio'); SQLite cannot change a CHECK constraint, so
+    // the media table is rebuilt. A long talk keeps a running digest of its early turns.
+    // Consent and one-time notices belong to this device and never sync.
+    static let v2 = """
+        CREATE TABLE media_v2 (
+            id TEXT PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL DEFAULT 0,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio')),
+            sha256 TEXT NOT NULL,
+            mime TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            duration REAL,
+            taken_at INTEGER
+        );
+        INSERT INTO media_v2 SELECT id, entry_id, position, user_id, device_id, hlc, deleted_at, kind, sha256, mime, ext,
+                                    bytes, width, height, duration, taken_at FROM media;
+        DROP TABLE media;
+        ALTER TABLE media_v2 RENAME TO media;
+        CREATE INDEX media_by_entry ON media(entry_id, position);
+        CREATE INDEX media_by_sha256 ON media(sha256);
+
+        ALTER TABLE entry ADD COLUMN digest TEXT;
+        ALTER TABLE entry ADD COLUMN digest_through TEXT;
+
+        CREATE TABLE device_setting (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """
+
+    // Entries are keyed by their moment so that time order is the table's own order and the
+    // full-text rowid. The index is rebuilt with the bigram tokenizer over the original text
+    // (it used to hold pre-cut words), so snippets quote what the person wrote. Entry rows
+    // are large (note, analysis, page); the partial indexes over live entries let counts,
+    // the calendar and this-day-in-history read a few small pages instead of every row, and
+    // triggers keep the number of live entries in one row, whoever writes (sync included).
+    static func v3(_ db: Database) throws {
+        try db.cachedStatement(sql: "ALTER TABLE entry RENAME COLUMN seq TO moment_key").execute()
+        // Old keys are small counters; moving them far below any moment keeps the two apart.
+        try db.cachedStatement(sql: "UPDATE entry SET moment_key = moment_key - 4611686018427387904").execute()
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, occurred_at FROM entry ORDER BY occurred_at, id"))
+        for row in rows {
+            let key = try MomentKey.next(db, occurredAt: row["occurred_at"])
+            try db.cachedStatement(sql: "UPDATE entry SET moment_key = ? WHERE id = ?").execute(arguments: [key, row["id"] as String])
+        }
+        try db.execute(sql: """
+            DROP TABLE entry_fts;
+            CREATE VIRTUAL TABLE entry_fts USING fts5(
+                title, summary, note, transcript, tags, person_chat, analysis, companion_chat,
+                tokenize = 'diary_bigram'
+            );
+            DROP INDEX entry_by_occurred;
+            DROP INDEX entry_by_local_date;
+            CREATE INDEX entry_by_created ON entry(created_at);
+            CREATE INDEX entry_by_updated ON entry(updated_at);
+            CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL;
+            CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL;
+            CREATE VIRTUAL TABLE entry_vocabulary USING fts5vocab(entry_fts, row);
+            CREATE TABLE entry_total (live INTEGER NOT NULL);
+            INSERT INTO entry_total SELECT count(*) FROM entry WHERE deleted_at IS NULL;
+            CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL
+                BEGIN UPDATE entry_total SET live = live + 1; END;
+            CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL
+                BEGIN UPDATE entry_total SET live = live - 1; END;
+            CREATE TRIGGER entry_total_tombstone AFTER UPDATE OF deleted_at ON entry
+                WHEN (OLD.deleted_at IS NULL) != (NEW.deleted_at IS NULL)
+                BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL THEN 1 ELSE -1 END; END;
+            """)
+        for row in rows { try DiaryStore.reindex(db, entryId: row["id"]) }
+    }
+
+    // A merge (import, restore, later sync) never drops the version that lost: it is kept
+    // here, whole, once per row and clock. Thumbnails are content-addressed like media.
+    static let v4 = """
+        CREATE TABLE conflict (
+            id TEXT PRIMARY KEY,
+            table_name TEXT NOT NULL,
+            row_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            winner_hlc TEXT NOT NULL,
+            source TEXT NOT NULL,
+            kept_at INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            UNIQUE (table_name, row_id, hlc)
+        );
+        ALTER TABLE media ADD COLUMN thumbnail TEXT;
+        """
+
+    // Sync merges tags as add/remove sets, so a removal is kept (by name: tag ids differ
+    // between devices) until a newer add replaces it. An outbox row the server refused for
+    // good is a dead letter: kept and shown, never retried blindly, never dropped. Media
+    // bytes travel apart from their rows: what to send and fetch is remembered here, and
+    // which contents the server already holds.
+    static let v5 = """
+        CREATE TABLE tag_removal (
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            removed_at INTEGER NOT NULL,
+            PRIMARY KEY (entry_id, name)
+        );
+        ALTER TABLE outbox ADD COLUMN dead_at INTEGER;
+        CREATE TABLE media_transfer (
+            sha256 TEXT NOT NULL,
+            direction TEXT NOT NULL CHECK (direction IN ('up', 'down')),
+            entry_id TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            PRIMARY KEY (sha256, direction)
+        );
+        CREATE TABLE media_on_server (sha256 TEXT PRIMARY KEY);
+        """
+
+    // The context column takes the shape entry records have (weather nested), so one
+    // coder reads and writes it everywhere; rows written flat by v1–v5 are rewritten.
+    static let v6 = """
+        UPDATE entry SET context = json_object(
+            'place', json_extract(context, '$.place'),
+            'latitude', json_extract(context, '$.latitude'),
+            'longitude', json_extract(context, '$.longitude'),
+            'weather', CASE WHEN json_extract(context, '$.weather_description') IS NULL
+                             AND json_extract(context, '$.temperature_c') IS NULL THEN NULL
+                        ELSE json_object('description', json_extract(context, '$.weather_description'),
+                                         'temperature_c', json_extract(context, '$.temperature_c')) END)
+        WHERE context IS NOT NULL AND json_valid(context) AND json_type(context, '$.weather') IS NULL;
+        """
+
+    // A page the person stars, puts in the trash or moves in their own order is one small
+    // write that must not undo a concurrent edit of its words on another device, so each of
+    // those has its own clock (field_clocks: content, star, trash, order) and merges apart.
+    // A page in the trash is hidden like a tombstone (counts, calendar, search) but can come
+    // back; the versions an edit, a new page or a merge replaced are kept in entry_version.
+    static let v7 = """
+        ALTER TABLE entry ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE entry ADD COLUMN trashed_at INTEGER;
+        ALTER TABLE entry ADD COLUMN order_key TEXT;
+        ALTER TABLE entry ADD COLUMN edited_at INTEGER;
+        ALTER TABLE entry ADD COLUMN field_clocks TEXT;
+        CREATE TABLE entry_version (
+            id TEXT PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            hlc TEXT NOT NULL,
+            replaced_at INTEGER NOT NULL,
+            replaced_by TEXT NOT NULL CHECK (replaced_by IN ('person', 'companion', 'sync', 'import')),
+            device_id TEXT NOT NULL,
+            version TEXT NOT NULL,
+            UNIQUE (entry_id, hlc)
+        );
+        CREATE INDEX entry_version_by_entry ON entry_version(entry_id, replaced_at);
+        DROP INDEX entry_live_by_day;
+        DROP INDEX entry_live_by_month_day;
+        CREATE INDEX entry_live_by_day ON entry(local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
+        CREATE INDEX entry_live_by_month_day ON entry(substr(local_date, 6), local_date) WHERE deleted_at IS NULL AND trashed_at IS NULL;
+        CREATE INDEX entry_in_trash ON entry(trashed_at) WHERE deleted_at IS NULL AND trashed_at IS NOT NULL;
+        CREATE INDEX entry_starred ON entry(moment_key) WHERE starred = 1 AND deleted_at IS NULL AND trashed_at IS NULL;
+        DROP TRIGGER entry_total_insert;
+        DROP TRIGGER entry_total_delete;
+        DROP TRIGGER entry_total_tombstone;
+        CREATE TRIGGER entry_total_insert AFTER INSERT ON entry WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
+            BEGIN UPDATE entry_total SET live = live + 1; END;
+        CREATE TRIGGER entry_total_delete AFTER DELETE ON entry WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
+            BEGIN UPDATE entry_total SET live = live - 1; END;
+        CREATE TRIGGER entry_total_hidden AFTER UPDATE OF deleted_at, trashed_at ON entry
+            WHEN (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
+            BEGIN UPDATE entry_total SET live = live + CASE WHEN NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL THEN 1 ELSE -1 END; END;
+        """
+
+    // Attachments other than photos, videos and memos (a Day One export's PDFs) are kept
+    // as files of their own kind: the media table's check allows it (SQLite rebuilds the
+    // table to change a check).
+    static let v10 = """
+        CREATE TABLE media_v10 (
+            id TEXT PRIMARY KEY,
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL DEFAULT 0,
+            user_id TEXT,
+            device_id TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            deleted_at INTEGER,
+            kind TEXT NOT NULL CHECK (kind IN ('photo', 'video', 'audio', 'file')),
+            sha256 TEXT NOT NULL,
+            mime TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            duration REAL,
+            taken_at INTEGER,
+            thumbnail TEXT
+        );
+        INSERT INTO media_v10 SELECT id, entry_id, position, user_id, device_id, hlc, deleted_at, kind, sha256, mime, ext,
+                                     bytes, width, height, duration, taken_at, thumbnail FROM media;
+        DROP TABLE media;
+        ALTER TABLE media_v10 RENAME TO media;
+        CREATE INDEX media_by_entry ON media(entry_id, position);
+        CREATE INDEX media_by_sha256 ON media(sha256);
+        """
+
+    // Feelings over time count tags per day over the whole diary; reading every tag link's
+    // entry for that costs a quarter of a second at 100,000 pages. So the live pages per tag
+    // and local day are kept counted here, by triggers, whoever writes (edits, sync, imports).
+    // A page is live when it is neither deleted nor in the trash.
+    static let v14 = """
+        CREATE TABLE tag_day (
+            tag_id TEXT NOT NULL,
+            local_date TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (tag_id, local_date)
+        ) WITHOUT ROWID;
+        INSERT INTO tag_day (tag_id, local_date, n)
+            SELECT et.tag_id, e.local_date, count(*) FROM entry_tag et JOIN entry e ON e.id = et.entry_id
+            WHERE e.deleted_at IS NULL AND e.trashed_at IS NULL GROUP BY et.tag_id, e.local_date;
+        CREATE TRIGGER tag_day_link_added AFTER INSERT ON entry_tag
+            WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = NEW.entry_id)
+        BEGIN
+            INSERT INTO tag_day (tag_id, local_date, n) SELECT NEW.tag_id, local_date, 1 FROM entry WHERE id = NEW.entry_id
+                ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER tag_day_link_removed AFTER DELETE ON entry_tag
+            WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = OLD.entry_id)
+        BEGIN
+            UPDATE tag_day SET n = n - 1
+            WHERE tag_id = OLD.tag_id AND local_date = (SELECT local_date FROM entry WHERE id = OLD.entry_id);
+        END;
+        CREATE TRIGGER tag_day_entry_moved AFTER UPDATE OF local_date, deleted_at, trashed_at ON entry
+            WHEN OLD.local_date IS NOT NEW.local_date
+              OR (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
+        BEGIN
+            UPDATE tag_day SET n = n - 1
+            WHERE OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND local_date = OLD.local_date
+              AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
+            INSERT INTO tag_day (tag_id, local_date, n) SELECT tag_id, NEW.local_date, 1 FROM entry_tag
+                WHERE entry_id = NEW.id AND NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
+                ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER tag_day_entry_removed BEFORE DELETE ON entry
+            WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
+        BEGIN
+            UPDATE tag_day SET n = n - 1
+            WHERE local_date = OLD.local_date AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
+        END;
         """
 }

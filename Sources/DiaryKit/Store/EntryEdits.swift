@@ -284,7 +284,7 @@ extension DiaryStore {
                 try db.cachedStatement(sql: "UPDATE message SET deleted_at = ?, hlc = ?, device_id = ?, text = '' WHERE entry_id = ?")
                     .execute(arguments: [now, hlc, deviceId, id])
                 try db.cachedStatement(sql: "DELETE FROM entry_version WHERE entry_id = ?").execute(arguments: [id])
-                try enqueue(db, table: "entry", rowId: id, op: "delete", hlc: hlc)
+                try enqueue(db, table: .entry, rowId: id, op: .delete, hlc: hlc)
                 purged.append(id)
             }
             return (purged, try unused(media, db))
@@ -414,7 +414,7 @@ extension DiaryStore {
             WHERE id = ?\(condition.map { " AND NOT (\($0))" } ?? "")
             """).execute(arguments: arguments)
         guard db.changesCount > 0 else { return false }
-        try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+        try enqueue(db, table: .entry, rowId: id, hlc: hlc)
         return true
     }
 

@@ -70,13 +70,13 @@ extension DiaryStore {
                                              Timestamps.localDate(imported.occurredAt, zone: imported.timeZone),
                                              imported.note, imported.analysis, imported.persona, imported.provider,
                                              imported.title, imported.summary, saved ? now : nil])
-                try enqueueNew(db, table: "entry", rowId: id, hlc: hlc)
+                try enqueueNew(db, table: .entry, rowId: id, hlc: hlc)
                 for line in imported.messages {
                     let message = Message(id: UUIDv7.make(), entryId: id, author: line.author, persona: imported.persona,
                                           provider: line.author == .companion ? imported.provider : nil, text: line.text,
                                           createdAt: line.createdAt)
                     try insertMessage(db, message, hlc: hlc)
-                    try enqueueNew(db, table: "message", rowId: message.id, hlc: hlc)
+                    try enqueueNew(db, table: .message, rowId: message.id, hlc: hlc)
                 }
                 var names: [String] = []
                 for name in imported.tags.compactMap(TagName.normalize) where !names.contains(name) { names.append(name) }
@@ -89,7 +89,7 @@ extension DiaryStore {
                     try db.cachedStatement(sql: """
                         INSERT INTO entry_tag(entry_id, tag_id, position, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?, ?)
                         """).execute(arguments: [id, tagId, position, deviceId, hlc, occurred])
-                    try enqueueNew(db, table: "entry_tag", rowId: "\(id)/\(tagId)", hlc: hlc)
+                    try enqueueNew(db, table: .entryTag, rowId: "\(id)/\(tagId)", hlc: hlc)
                 }
                 let chat = { (author: Author) in imported.messages.filter { $0.author == author }.map(\.text).joined(separator: "\n") }
                 try Self.insertSearchRow(db, key: key, SearchRow(
@@ -103,8 +103,8 @@ extension DiaryStore {
     }
 
     /// Queues a row that was just made: there can be no older mutation of it to replace.
-    private func enqueueNew(_ db: Database, table: String, rowId: String, hlc: String) throws {
+    private func enqueueNew(_ db: Database, table: SyncedTable, rowId: String, hlc: String) throws {
         try db.cachedStatement(sql: "INSERT INTO outbox(table_name, row_id, op, hlc, created_at) VALUES (?, ?, 'upsert', ?, ?)")
-            .execute(arguments: [table, rowId, hlc, Timestamps.millis(Date())])
+            .execute(arguments: [table.rawValue, rowId, hlc, Timestamps.millis(Date())])
     }
 }

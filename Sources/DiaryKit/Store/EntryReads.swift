@@ -142,7 +142,7 @@ extension DiaryStore {
             media: [],
             messageCount: row["message_count"],
             messages: nil,
-            syncState: (row["sync_pending"] as Bool) ? "pending" : "synced",
+            syncState: (row["sync_pending"] as Bool) ? .pending : .synced,
             syncError: row["sync_error"],
             lastError: row["last_error"],
             digest: row["digest"],

@@ -21,11 +21,11 @@ extension DiaryStore {
                                  Timestamps.localDate(new.occurredAt, zone: new.timeZone),
                                  new.note, new.transcript, new.context.isEmpty ? nil : ContextCoding.encode(new.context),
                                  new.persona])
-            try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+            try enqueue(db, table: .entry, rowId: id, hlc: hlc)
             for (position, item) in new.media.enumerated() {
                 let mediaId = UUIDv7.make()
                 try insertMedia(db, id: mediaId, entryId: id, position: position, item: item, hlc: hlc)
-                try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
+                try enqueue(db, table: .media, rowId: mediaId, hlc: hlc)
             }
             try Self.reindex(db, entryId: id)
         }
@@ -47,7 +47,7 @@ extension DiaryStore {
                 """).execute(arguments: [try MomentKey.next(db, occurredAt: occurred), id, deviceId, hlc, now, now, occurred,
                                          timeZone.identifier, Timestamps.localDate(occurredAt, zone: timeZone), persona, provider,
                                          title, summary, now, reflection.json.serialized])
-            try enqueue(db, table: "entry", rowId: id, hlc: hlc)
+            try enqueue(db, table: .entry, rowId: id, hlc: hlc)
             try replaceTags(db, entryId: id, names: tags.compactMap(TagName.normalize), hlc: hlc, now: now)
             try Self.reindex(db, entryId: id)
         }
@@ -78,7 +78,7 @@ extension DiaryStore {
             }
             let hlc = try tick(db)
             try insertMessage(db, message, hlc: hlc)
-            try enqueue(db, table: "message", rowId: message.id, hlc: hlc)
+            try enqueue(db, table: .message, rowId: message.id, hlc: hlc)
             // A companion answer means the last failure, if any, is behind us.
             try touch(db, entryId: entryId, hlc: hlc, set: author == .companion
                       ? "status = CASE status WHEN 'draft' THEN 'chatting' ELSE status END, last_error = NULL"
@@ -139,7 +139,7 @@ extension DiaryStore {
                                             arguments: [entryId]) ?? 0
             let mediaId = UUIDv7.make()
             try insertMedia(db, id: mediaId, entryId: entryId, position: position, item: item, hlc: hlc)
-            try enqueue(db, table: "media", rowId: mediaId, hlc: hlc)
+            try enqueue(db, table: .media, rowId: mediaId, hlc: hlc)
             try touch(db, entryId: entryId, hlc: hlc, set: "status = status")
         }
     }
@@ -238,7 +238,7 @@ extension DiaryStore {
                     .execute(arguments: [Timestamps.millis(Date()), hlc, deviceId, entryId])
                 try db.cachedStatement(sql: "UPDATE media SET deleted_at = ?, hlc = ?, device_id = ? WHERE entry_id = ?")
                     .execute(arguments: [Timestamps.millis(Date()), hlc, deviceId, entryId])
-                try enqueue(db, table: "entry", rowId: entryId, op: "delete", hlc: hlc)
+                try enqueue(db, table: .entry, rowId: entryId, op: .delete, hlc: hlc)
             }
             return try media.filter { item in
                 try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM media WHERE sha256 = ? AND deleted_at IS NULL"),
@@ -256,7 +256,7 @@ extension DiaryStore {
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value, device_id = excluded.device_id, hlc = excluded.hlc,
                     updated_at = excluded.updated_at
                 """).execute(arguments: [key, value, deviceId, hlc, Timestamps.millis(Date())])
-            try enqueue(db, table: "setting", rowId: key, hlc: hlc)
+            try enqueue(db, table: .setting, rowId: key, hlc: hlc)
         }
     }
 
@@ -284,7 +284,7 @@ extension DiaryStore {
                 field_clocks = CASE WHEN field_clocks IS NULL THEN NULL ELSE json_remove(field_clocks, '$.content') END
             WHERE id = ?
             """).execute(arguments: arguments)
-        try enqueue(db, table: "entry", rowId: entryId, hlc: hlc)
+        try enqueue(db, table: .entry, rowId: entryId, hlc: hlc)
     }
 
     func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
@@ -300,7 +300,7 @@ extension DiaryStore {
                 ON CONFLICT(entry_id, name) DO UPDATE SET device_id = excluded.device_id, hlc = excluded.hlc,
                     removed_at = excluded.removed_at
                 """).execute(arguments: [entryId, deviceId, hlc, now, tagId])
-            try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", op: "delete", hlc: hlc)
+            try enqueue(db, table: .entryTag, rowId: "\(entryId)/\(tagId)", op: .delete, hlc: hlc)
         }
         if !added.isEmpty {
             try db.cachedStatement(sql: """
@@ -318,7 +318,7 @@ extension DiaryStore {
                     hlc = excluded.hlc
                 WHERE position != excluded.position
                 """).execute(arguments: [entryId, tagId, position, deviceId, hlc, now])
-            if db.changesCount > 0 { try enqueue(db, table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: hlc) }
+            if db.changesCount > 0 { try enqueue(db, table: .entryTag, rowId: "\(entryId)/\(tagId)", hlc: hlc) }
         }
         if !tagIds.isEmpty {
             let marks = Array(repeating: "?", count: tagIds.count).joined(separator: ",")
@@ -334,7 +334,7 @@ extension DiaryStore {
         let id = UUIDv7.make()
         try db.cachedStatement(sql: "INSERT INTO tag(id, name, device_id, hlc, created_at) VALUES (?, ?, ?, ?, ?)")
             .execute(arguments: [id, name, deviceId, hlc, now])
-        try enqueue(db, table: "tag", rowId: id, hlc: hlc)
+        try enqueue(db, table: .tag, rowId: id, hlc: hlc)
         return id
     }
 

@@ -183,8 +183,8 @@ public struct Entry: Sendable, Equatable {
     public var messageCount: Int
     /// The conversation, when asked for (`--full`, `--show`).
     public var messages: [Message]?
-    /// `pending` while changes wait in the outbox, `synced` once none do.
-    public var syncState: String
+    /// Whether changes wait in the outbox.
+    public var syncState: EntrySyncState
     /// Why the last sync attempt of this entry failed, if it did.
     public var syncError: String?
     /// Why the companion's last step on this entry failed, if it did (D-006).
@@ -299,4 +299,30 @@ public struct Reflection: Sendable, Equatable {
 
     /// The column's text read back; nil for none (or for a value no build wrote).
     static func decode(_ text: String?) -> Reflection? { text.flatMap { JSON.parse(Data($0.utf8)) }.flatMap(Reflection.init(json:)) }
+}
+
+/// Whether an entry's changes still wait to go to the sync server (`sync.state` in its JSON).
+public enum EntrySyncState: String, Sendable {
+    /// Changes wait in the outbox.
+    case pending
+    /// None do.
+    case synced
+}
+
+/// A synced table, as the outbox and the list of kept conflicts name it.
+package enum SyncedTable: String, Sendable {
+    case entry, media, message, tag, setting
+    case entryTag = "entry_tag"
+}
+
+/// What an outbox row asks of the server.
+package enum OutboxOperation: String, Sendable {
+    case upsert, delete
+}
+
+/// Where the records of a merge came from, as a kept conflict records it.
+public enum MergeSource: String, Sendable {
+    case sync
+    case `import`
+    case restore
 }

@@ -62,7 +62,7 @@ extension DiaryStore {
 
     /// Merges records into the diary in one transaction (all or nothing); `source` names
     /// where they came from in the conflicts kept.
-    public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: String) throws -> MergeReport {
+    public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: MergeSource) throws -> MergeReport {
         let batch = try MergeBatch(records)
         return try write { db in
             var merge = Merge(store: self, db: db, source: source, fromServer: false, userId: nil)
@@ -77,7 +77,7 @@ extension DiaryStore {
     /// (the server already has it), removed tags arrive as explicit removals, and every
     /// entry belongs to `userId`.
     func mergeFromServer(_ db: Database, batch: MergeBatch, settings: [SettingRecord], userId: String) throws -> MergeReport {
-        var merge = Merge(store: self, db: db, source: "sync", fromServer: true, userId: userId)
+        var merge = Merge(store: self, db: db, source: .sync, fromServer: true, userId: userId)
         try merge.entries(batch)
         var extras = DiaryExtras()
         extras.settings = settings
@@ -212,7 +212,7 @@ package struct MergeBatch: Sendable {
 private struct Merge {
     let store: DiaryStore
     let db: Database
-    let source: String
+    let source: MergeSource
     var report = MergeReport()
     /// How many counted entries each tag gained or lost, written once at the end: recounting
     /// every touched tag after each page read all its links again (a fifth of a big pull).
@@ -238,7 +238,7 @@ private struct Merge {
     /// The person whose entries these are, when they come from their server.
     let userId: String?
 
-    init(store: DiaryStore, db: Database, source: String, fromServer: Bool, userId: String?) {
+    init(store: DiaryStore, db: Database, source: MergeSource, fromServer: Bool, userId: String?) {
         self.store = store
         self.db = db
         self.source = source
@@ -251,7 +251,7 @@ private struct Merge {
     }
 
     // The row id is only made when it is queued: a pull queues nothing.
-    private func queue(table: String, rowId: @autoclosure () -> String, op: String = "upsert", hlc: String) throws {
+    private func queue(table: SyncedTable, rowId: @autoclosure () -> String, op: OutboxOperation = .upsert, hlc: String) throws {
         if !fromServer { try store.enqueue(db, table: table, rowId: rowId(), op: op, hlc: hlc) }
     }
 
@@ -361,7 +361,7 @@ private struct Merge {
         if localDeleted || incomingDeleted {
             let incomingWins = localDeleted != incomingDeleted ? incomingDeleted : local.clock.timestamp < incoming.clock.timestamp
             let (winner, loser) = incomingWins ? (incoming, local) : (local, incoming)
-            try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock.hlc,
+            try keepConflict(table: .entry, rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock.hlc,
                              winnerHlc: winner.clock.hlc)
             guard incomingWins else { return false }
             merged = incoming.fieldsOnly
@@ -369,7 +369,7 @@ private struct Merge {
             let contentIncoming = local.clock(of: .content) < incoming.clock(of: .content)
             if local.clock(of: .content) != incoming.clock(of: .content) {
                 let (winner, loser) = contentIncoming ? (incoming, local) : (local, incoming)
-                try keepConflict(table: "entry", rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock(of: .content).description,
+                try keepConflict(table: .entry, rowId: local.id, loser: loser.fieldsOnly.json, loserHlc: loser.clock(of: .content).description,
                                  winnerHlc: winner.clock(of: .content).description)
             }
             for part in FieldClocks.Part.allCases where local.clock(of: part) < incoming.clock(of: part) {
@@ -391,9 +391,9 @@ private struct Merge {
         }
         try db.cachedStatement(sql: Self.updateFieldsSQL).execute(arguments: fieldArguments(merged) + [local.id])
         if merged.clock.deletedAt == nil {
-            try store.keepVersion(db, before, entryId: local.id, by: source == "sync" ? .sync : .import)
+            try store.keepVersion(db, before, entryId: local.id, by: source == .sync ? .sync : .import)
         }
-        try queue(table: "entry", rowId: local.id, op: merged.clock.deletedAt != nil ? "delete" : "upsert", hlc: merged.clock.hlc)
+        try queue(table: .entry, rowId: local.id, op: merged.clock.deletedAt != nil ? .delete : .upsert, hlc: merged.clock.hlc)
         return true
     }
 
@@ -425,7 +425,7 @@ private struct Merge {
     private mutating func insertFields(_ record: EntryRecord) throws -> Int64 {
         let key = try MomentKey.next(db, occurredAt: Timestamps.millis(record.occurredAt))
         try db.cachedStatement(sql: Self.insertFieldsSQL).execute(arguments: fieldArguments(record) + [record.id, key, userId])
-        try queue(table: "entry", rowId: record.id, op: record.clock.deletedAt == nil ? "upsert" : "delete",
+        try queue(table: .entry, rowId: record.id, op: record.clock.deletedAt == nil ? .upsert : .delete,
                           hlc: record.clock.hlc)
         return key
     }
@@ -450,7 +450,7 @@ private struct Merge {
                                      Self.millis(media.clock.deletedAt), item.kind.rawValue, item.sha256, item.mime,
                                      item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
                                      Self.millis(item.takenAt), item.thumbnail, media.anchor])
-        try queue(table: "media", rowId: media.id, hlc: media.clock.hlc)
+        try queue(table: .media, rowId: media.id, hlc: media.clock.hlc)
         if media.clock.deletedAt != nil { deletedMedia.append(item) }
         return true
     }
@@ -476,7 +476,7 @@ private struct Merge {
             try db.cachedStatement(sql: "UPDATE message SET deleted_at = ?, hlc = ?, device_id = ? WHERE id = ?")
                 .execute(arguments: [Self.millis(line.clock.deletedAt), line.clock.hlc, line.clock.deviceId, message.id])
         }
-        try queue(table: "message", rowId: message.id, hlc: line.clock.hlc)
+        try queue(table: .message, rowId: message.id, hlc: line.clock.hlc)
         return true
     }
 
@@ -501,7 +501,7 @@ private struct Merge {
                 ON CONFLICT(entry_id, name) DO UPDATE SET device_id = excluded.device_id, hlc = excluded.hlc,
                     removed_at = excluded.removed_at
                 """).execute(arguments: [entryId, link.name, link.clock.deviceId, link.clock.hlc, Timestamps.millis(removedAt)])
-            try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId ?? link.name)", op: "delete", hlc: link.clock.hlc)
+            try queue(table: .entryTag, rowId: "\(entryId)/\(tagId ?? link.name)", op: .delete, hlc: link.clock.hlc)
         } else {
             let tagId = try linkedTagId(link)
             if local?["removal"] == 1 {
@@ -513,7 +513,7 @@ private struct Merge {
                     hlc = excluded.hlc, label = excluded.label
                 """).execute(arguments: [entryId, tagId, link.position, link.clock.deviceId, link.clock.hlc,
                                          Timestamps.millis(link.createdAt), link.label])
-            try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
+            try queue(table: .entryTag, rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
         }
         return true
     }
@@ -544,7 +544,7 @@ private struct Merge {
             saw(link.clock)
             let tagId = try linkedTagId(link)
             tagIdsLinked.append(tagId)
-            try queue(table: "entry_tag", rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
+            try queue(table: .entryTag, rowId: "\(entryId)/\(tagId)", hlc: link.clock.hlc)
         }
         for start in stride(from: 0, to: links.count, by: Self.linksPerInsert) {
             let end = min(start + Self.linksPerInsert, links.count)
@@ -568,18 +568,18 @@ private struct Merge {
             guard RowClock(hlc: row["hlc"], deviceId: "").timestamp < incoming.clock.timestamp else { continue }
             let tagId: String = row["tag_id"]
             try db.cachedStatement(sql: "DELETE FROM entry_tag WHERE entry_id = ? AND tag_id = ?").execute(arguments: [incoming.id, tagId])
-            try queue(table: "entry_tag", rowId: "\(incoming.id)/\(tagId)", op: "delete", hlc: incoming.clock.hlc)
+            try queue(table: .entryTag, rowId: "\(incoming.id)/\(tagId)", op: .delete, hlc: incoming.clock.hlc)
             dropped = true
         }
         return dropped
     }
 
-    private mutating func keepConflict(table: String, rowId: String, loser: JSON, loserHlc: String, winnerHlc: String) throws {
+    private mutating func keepConflict(table: SyncedTable, rowId: String, loser: JSON, loserHlc: String, winnerHlc: String) throws {
         let inserted = try db.cachedStatement(sql: """
             INSERT INTO conflict(id, table_name, row_id, hlc, winner_hlc, source, kept_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(table_name, row_id, hlc) DO NOTHING
             """)
-        try inserted.execute(arguments: [UUIDv7.make(), table, rowId, loserHlc, winnerHlc, source, Timestamps.millis(Date()), loser.serialized])
+        try inserted.execute(arguments: [UUIDv7.make(), table.rawValue, rowId, loserHlc, winnerHlc, source.rawValue, Timestamps.millis(Date()), loser.serialized])
         if db.changesCount > 0 { report.conflictsKept += 1 }
     }
 
@@ -604,7 +604,7 @@ private struct Merge {
                 let loser: JSON = incomingWins
                     ? .object([("key", .string(setting.key)), ("value", .string(local["value"])), ("hlc", .string(local["hlc"]))])
                     : .object([("key", .string(setting.key)), ("value", .string(setting.value)), ("hlc", .string(setting.clock.hlc))])
-                try keepConflict(table: "setting", rowId: setting.key, loser: loser,
+                try keepConflict(table: .setting, rowId: setting.key, loser: loser,
                                  loserHlc: incomingWins ? local["hlc"] : setting.clock.hlc,
                                  winnerHlc: incomingWins ? setting.clock.hlc : local["hlc"])
                 if !incomingWins { continue }
@@ -615,7 +615,7 @@ private struct Merge {
                     updated_at = excluded.updated_at
                 """).execute(arguments: [setting.key, setting.value, setting.clock.deviceId, setting.clock.hlc,
                                          Timestamps.millis(setting.updatedAt)])
-            try queue(table: "setting", rowId: setting.key, hlc: setting.clock.hlc)
+            try queue(table: .setting, rowId: setting.key, hlc: setting.clock.hlc)
             report.settingsChanged += 1
         }
         for setting in extras.deviceSettings {

@@ -97,11 +97,11 @@ import Testing
         // Another diary's records merged in, then one of them changed there and merged again.
         let other = try TestDiary()
         let d = try other.page("d", tags: ["開心", "海邊"], at: moment("2026-11-05 10:00"))
-        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: .import)
         #expect(try Self.drift(diary) == [], "merged")
         _ = try other.store.edit(ids: [d], EntryEdit(removeTags: ["海邊"], occurredAt: moment("2026-11-06 10:00"),
                                                     timeZone: TimeZone(identifier: "Asia/Taipei")!))
-        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: .import)
         #expect(try Self.drift(diary) == [], "merged again, changed")
         #expect(try Finder(store: store).trend(by: .month, FindRequest(), language: .zhHant).map(\.total) == [2, 1],
                 "November: 焦慮 on c and 開心 on d; December: b's 快樂 (renamed from 開心), counted as 開心")
@@ -109,17 +109,17 @@ import Testing
         let firstVersion = try other.store.entryRecords(ids: [e])
         _ = try other.store.edit(ids: [e], EntryEdit(addTags: ["放鬆"], removeTags: ["工作"], occurredAt: moment("2026-11-08 10:00"),
                                                     timeZone: TimeZone(identifier: "Asia/Taipei")!))
-        _ = try store.merge(firstVersion + (try other.store.entryRecords(ids: [e])), source: "import")
+        _ = try store.merge(firstVersion + (try other.store.entryRecords(ids: [e])), source: .import)
         #expect(try Self.drift(diary) == [], "one page in two versions in one merge")
         _ = try store.trash(ids: [e])
         #expect(try Self.drift(diary) == [], "trashed here")
         _ = try store.untrash(ids: [e])
         _ = try other.store.trash(ids: [e])
-        _ = try store.merge(try other.store.entryRecords(ids: [e]), source: "import")
+        _ = try store.merge(try other.store.entryRecords(ids: [e]), source: .import)
         #expect(try Self.drift(diary) == [], "trashed there")
         _ = try other.store.trash(ids: [d])
         _ = try other.store.purge(ids: [d])
-        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: "import")
+        _ = try store.merge(try other.store.entryRecords(ids: [d]), source: .import)
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry WHERE id = ? AND deleted_at IS NOT NULL", arguments: [d]) } == 1)
         #expect(try Self.drift(diary) == [], "deleted there")
 

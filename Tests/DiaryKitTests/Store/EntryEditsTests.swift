@@ -194,13 +194,13 @@ import Testing
     @Test func aStarAndAnEditMadeApartBothSurviveAMerge() throws {
         let here = try TestDiary(), there = try TestDiary()
         let id = try here.page("同一篇", tags: ["家"])
-        _ = try there.store.merge(try here.store.entryRecords(ids: [id]), source: "import")
+        _ = try there.store.merge(try here.store.entryRecords(ids: [id]), source: .import)
         // Apart: starred here, the words edited there (later).
         _ = try here.store.setStarred(ids: [id], true)
         Thread.sleep(forTimeInterval: 0.01)
         _ = try there.store.edit(ids: [id], EntryEdit(title: "那邊改的標題"))
-        _ = try here.store.merge(try there.store.entryRecords(ids: [id]), source: "sync")
-        _ = try there.store.merge(try here.store.entryRecords(ids: [id]), source: "sync")
+        _ = try here.store.merge(try there.store.entryRecords(ids: [id]), source: .sync)
+        _ = try there.store.merge(try here.store.entryRecords(ids: [id]), source: .sync)
         for diary in [here, there] {
             let entry = try diary.store.entry(id: id)
             #expect(entry.starred && entry.title == "那邊改的標題")
@@ -209,7 +209,7 @@ import Testing
         #expect(try here.store.history(entryId: id).first?.replacedBy == .sync)
         // Unstarring later wins over the older star wherever it arrives.
         _ = try there.store.setStarred(ids: [id], false)
-        _ = try here.store.merge(try there.store.entryRecords(ids: [id]), source: "sync")
+        _ = try here.store.merge(try there.store.entryRecords(ids: [id]), source: .sync)
         #expect(try here.store.entry(id: id).starred == false)
     }
 }

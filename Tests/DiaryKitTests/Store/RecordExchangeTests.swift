@@ -53,7 +53,7 @@ struct RecordExchangeTests {
         #expect(back.writtenTags == ["Pizza", "nyc"], "a spelling of another tag is dropped, not trusted")
 
         let target = try TestDiary()
-        #expect(try target.store.merge([back], source: "import").added == 1)
+        #expect(try target.store.merge([back], source: .import).added == 1)
         #expect(try record(target, id) == back, "stored and read back the same")
         // A newer version moves the picture and re-spells the tag.
         var newer = back
@@ -63,7 +63,7 @@ struct RecordExchangeTests {
         newer.media[0].anchor = nil
         newer.tagLinks[0].clock = later
         newer.tagLinks[0].label = "PIZZA"
-        #expect(try target.store.merge([newer], source: "import").updated == 1)
+        #expect(try target.store.merge([newer], source: .import).updated == 1)
         let merged = try record(target, id)
         #expect(merged.media.map(\.anchor) == [nil] && merged.writtenTags == ["PIZZA", "nyc"])
     }
@@ -101,7 +101,7 @@ struct RecordExchangeTests {
             record.tagLinks.append(again)
         }
         let target = try TestDiary()
-        #expect(try target.store.merge([original, reversed, doubled], source: "import").added == 3)
+        #expect(try target.store.merge([original, reversed, doubled], source: .import).added == 3)
 
         func searchRows() throws -> [String] {
             try target.store.read { db in
@@ -128,12 +128,12 @@ struct RecordExchangeTests {
         let ids = [try source.page("one", tags: ["a", "b"]), try source.page("two", tags: ["b"]), try source.draft("three")]
         let records = try source.store.entryRecords(ids: ids)
         let target = try TestDiary()
-        let first = try target.store.merge(records, source: "import")
+        let first = try target.store.merge(records, source: .import)
         #expect(first.added == 3 && first.updated == 0)
         #expect(try target.store.entryRecords(ids: ids) == records)
         #expect(try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted() == ["a=1", "b=2"])
         #expect(try target.store.searchIndexIsConsistent())
-        let second = try target.store.merge(records, source: "import")
+        let second = try target.store.merge(records, source: .import)
         #expect(second.added == 0 && second.updated == 0 && second.unchanged == 3 && second.conflictsKept == 0)
         #expect(try target.store.conflicts().isEmpty)
     }
@@ -156,7 +156,7 @@ struct RecordExchangeTests {
                              link("b", 5, clock(2)), link("c", 1, clock(2)), link("c", 9, clock(1)),
                              link("d", 2, clock(1)), link("d", 4, clock(2, removed: true))]
         let target = try TestDiary()
-        #expect(try target.store.merge([incoming], source: "import").added == 1)
+        #expect(try target.store.merge([incoming], source: .import).added == 1)
         let merged = try record(target, id)
         #expect(merged.tags == ["c", "a", "b"], "a at 3 and c at 1 (the newer of each), b alive again, d removed")
         let uses = try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted()
@@ -169,13 +169,13 @@ struct RecordExchangeTests {
         let home = try TestDiary()
         let id = try home.page("原本", tags: ["a"])
         let laptop = try TestDiary()
-        _ = try laptop.store.merge(try home.store.entryRecords(ids: [id]), source: "import")
+        _ = try laptop.store.merge(try home.store.entryRecords(ids: [id]), source: .import)
         _ = try home.store.appendMessage(entryId: id, author: .person, text: "家裡", persona: "warm", provider: nil)
         try laptop.store.savePage(entryId: id, title: "筆電改的標題", summary: "新的內容", tags: ["b"], persona: "warm",
                                   provider: "offline", usageDay: "d")
         _ = try laptop.store.appendMessage(entryId: id, author: .person, text: "筆電", persona: "warm", provider: nil)
 
-        let report = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: "import")
+        let report = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: .import)
         #expect(report.updated == 1 && report.conflictsKept == 1 && report.messagesAdded == 1)
         let merged = try record(home, id)
         #expect(merged.title == "筆電改的標題")
@@ -189,7 +189,7 @@ struct RecordExchangeTests {
         #expect((try home.store.tagUses().first { $0.name == "a" }?.count ?? 0) == 0, "the removed tag is not counted")
 
         // The older copy coming back loses and changes nothing more.
-        let older = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: "import")
+        let older = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: .import)
         #expect(older.updated == 0 && older.conflictsKept == 0)
     }
 
@@ -198,7 +198,7 @@ struct RecordExchangeTests {
         let home = try TestDiary()
         let id = try home.page("會被刪掉", tags: ["t"])
         let other = try TestDiary()
-        _ = try other.store.merge(try home.store.entryRecords(ids: [id]), source: "import")
+        _ = try other.store.merge(try home.store.entryRecords(ids: [id]), source: .import)
         // Deleted on a third device; meanwhile edited here, later.
         var gone = try record(home, id)
         gone.clock = RowClock(hlc: HybridTimestamp(wallMillis: Timestamps.millis(Date()), counter: 0, device: "third").description,
@@ -206,7 +206,7 @@ struct RecordExchangeTests {
         Thread.sleep(forTimeInterval: 0.005)
         _ = try other.store.appendMessage(entryId: id, author: .person, text: "之後的編輯", persona: "warm", provider: nil)
 
-        let report = try other.store.merge([gone], source: "sync")
+        let report = try other.store.merge([gone], source: .sync)
         #expect(report.updated == 1 && report.conflictsKept == 1)
         #expect(try record(other, id).clock.deletedAt != nil)
         #expect(try other.store.liveEntryCount() == 0)
@@ -215,10 +215,10 @@ struct RecordExchangeTests {
         let edited = try other.store.conflicts().first
         #expect(edited?.version["deleted_at"] == .null, "the live version that lost is kept")
 
-        _ = try home.store.merge([gone], source: "sync")
+        _ = try home.store.merge([gone], source: .sync)
         var live = try record(home, id)
         live.clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 1000, counter: 0, device: "z").description
-        _ = try home.store.merge([live], source: "sync")
+        _ = try home.store.merge([live], source: .sync)
         #expect(try record(home, id).clock.deletedAt != nil, "a newer live copy does not bring it back")
     }
 
@@ -228,7 +228,7 @@ struct RecordExchangeTests {
         var records = try source.store.entryRecords(ids: [try source.page("x", tags: ["t"])])
         records[0].clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 3 * 86_400_000, counter: 0, device: "d").description
         let target = try TestDiary()
-        #expect(throws: StoreError.clockFromFuture(records[0].id)) { try target.store.merge(records, source: "import") }
+        #expect(throws: StoreError.clockFromFuture(records[0].id)) { try target.store.merge(records, source: .import) }
         #expect(try target.store.liveEntryCount() == 0)
     }
 
@@ -238,7 +238,7 @@ struct RecordExchangeTests {
         var records = try source.store.entryRecords(ids: [try source.page("x", tags: ["t"])])
         records[0].clock.hlc = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 3_600_000, counter: 7, device: "zz").description
         let target = try TestDiary()
-        _ = try target.store.merge(records, source: "import")
+        _ = try target.store.merge(records, source: .import)
         _ = try target.store.appendMessage(entryId: records[0].id, author: .person, text: "later", persona: "warm", provider: nil)
         let after = try record(target, records[0].id)
         #expect(records[0].clock.timestamp < after.clock.timestamp)
@@ -251,7 +251,7 @@ struct RecordExchangeTests {
         let extras = try source.store.extras()
         let target = try TestDiary()
         try target.store.setSetting("persona", "clear")
-        _ = try target.store.merge([], extras: extras, source: "restore")
+        _ = try target.store.merge([], extras: extras, source: .restore)
         #expect(try target.store.setting("persona") == "clear", "the later local choice stays")
         #expect(try target.store.conflicts().first?.version["value"]?.stringValue == "fun")
         let lines = extras.jsonLines
