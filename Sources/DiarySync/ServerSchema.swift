@@ -29,12 +29,12 @@ package enum ServerSchema {
 
     /// The SQL each `{{name}}` of the files stands for.
     private static let generated: [String: String] = [
-        "time_form": timeForm,
-        "count_form": countForm,
-        "id_form": idForm,
-        "hlc_form": hlcForm,
+        "time_form": WrittenForm.time.pattern,
+        "count_form": WrittenForm.count.pattern,
+        "id_form": WrittenForm.id.pattern,
+        "hlc_form": WrittenForm.hlc.pattern,
         "tag_name_remains": tagNameRemains,
-        "field_kind_tests": fieldKinds.map { "                WHEN '\($0)' THEN " + test($0, "v") }.joined(separator: "\n"),
+        "field_kind_tests": fieldKinds.map { "                WHEN '\($0.rawValue)' THEN " + test($0, "v") }.joined(separator: "\n"),
         "unreadable_identity": firstUnreadable("rec", path: "''", Fields.identity),
         "unreadable_clock_moment": firstUnreadable("rec", path: "''", Fields.clock + Fields.moment),
         "unreadable_place": firstUnreadable("rec->'context'", path: "'context.'", Fields.place),
@@ -59,31 +59,80 @@ package enum ServerSchema {
 
     // MARK: What a client can read
 
+    /// What a record's field must be, named as `diary.unreadable_field` names it: a kind of
+    /// value, and whether it may be left out ("?"; `text` is a string that may be).
+    enum FieldKind: String {
+        case string, text, time, id, count, digest, hlc
+        case optionalTime = "time?", optionalCount = "count?", optionalFinite = "finite?", optionalBool = "bool?"
+        case optionalDigest = "digest?", optionalHLC = "hlc?"
+
+        /// The kind of value it holds when given.
+        var value: ValueKind {
+            switch self {
+            case .string, .text: .string
+            case .time, .optionalTime: .time
+            case .id: .id
+            case .count, .optionalCount: .count
+            case .optionalFinite: .finite
+            case .optionalBool: .bool
+            case .digest, .optionalDigest: .digest
+            case .hlc, .optionalHLC: .hlc
+            }
+        }
+
+        /// True when absent or null is fine.
+        var isOptional: Bool { self == .text || rawValue.hasSuffix("?") }
+    }
+
+    /// A value's kind as the checks know it.
+    enum ValueKind {
+        case string, time, id, count, finite, bool, digest, hlc
+
+        /// Its JSON type.
+        var jsonType: String {
+            switch self {
+            case .string, .time, .id, .digest, .hlc: "string"
+            case .count, .finite: "number"
+            case .bool: "boolean"
+            }
+        }
+
+        /// The written form its text must take, for the kinds that have one.
+        var form: WrittenForm? {
+            switch self {
+            case .time: .time
+            case .id: .id
+            case .count: .count
+            case .digest: .digest
+            case .hlc: .hlc
+            case .string, .finite, .bool: nil
+            }
+        }
+    }
+
     /// The field kinds `diary.unreadable_field` knows, each with its SQL test: the same test
     /// serves the check of a whole item at once and the search for the field that failed.
-    private static let fieldKinds = ["string", "text", "time", "time?", "id", "count", "count?", "finite?", "bool?",
-                                     "digest", "digest?", "hlc"]
+    private static let fieldKinds: [FieldKind] = [.string, .text, .time, .optionalTime, .id, .count, .optionalCount,
+                                                  .optionalFinite, .optionalBool, .digest, .optionalDigest, .hlc]
 
     /// The SQL that is true when `value` (a jsonb expression) is readable as `kind`.
-    private static func test(_ kind: String, _ value: String) -> String {
-        if kind.hasSuffix("?") { return "(NOT diary.is_given(\(value)) OR \(test(String(kind.dropLast()), value)))" }
-        switch kind {
-        case "string": return "jsonb_typeof(\(value)) = 'string'"
-        case "text": return test("string?", value)
-        case "time": return "diary.is_time(\(value))"
-        case "id": return "diary.is_id(\(value))"
-        case "count": return "diary.is_count(\(value))"
-        case "finite": return "diary.is_finite(\(value))"
-        case "bool": return "jsonb_typeof(\(value)) = 'boolean'"
-        case "digest": return "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64 AND (\(value) #>> '{}') ~ '^\(digestForm)$')"
-        case "hlc": return "diary.is_hlc(\(value))"
-        default: preconditionFailure("no field kind \(kind)")
+    private static func test(_ kind: FieldKind, _ value: String) -> String {
+        let given: String = switch kind.value {
+        case .string: "jsonb_typeof(\(value)) = 'string'"
+        case .time: "diary.is_time(\(value))"
+        case .id: "diary.is_id(\(value))"
+        case .count: "diary.is_count(\(value))"
+        case .finite: "diary.is_finite(\(value))"
+        case .bool: "jsonb_typeof(\(value)) = 'boolean'"
+        case .digest: "(jsonb_typeof(\(value)) = 'string' AND length(\(value) #>> '{}') = 64 AND (\(value) #>> '{}') ~ '^\(WrittenForm.digest.pattern)$')"
+        case .hlc: "diary.is_hlc(\(value))"
         }
+        return kind.isOptional ? "(NOT diary.is_given(\(value)) OR \(given))" : given
     }
 
     /// The SQL that is true when `check(kind, value)` holds for every one of `fields` of
     /// `item` (NULL counts as no).
-    private static func every(_ item: String, _ fields: [(String, String)], _ check: (String, String) -> String) -> String {
+    private static func every(_ item: String, _ fields: [Field], _ check: (FieldKind, String) -> String) -> String {
         "(" + fields.map { check($0.1, "(\(item) -> '\($0.0)')") }.joined(separator: " AND ") + ")"
     }
 
@@ -91,18 +140,35 @@ package enum ServerSchema {
     /// All are tested in one expression first; only when that fails does
     /// `diary.unreadable_field` go field by field to name the one (most records are fine, and
     /// one expression costs a fraction of a loop over the fields).
-    private static func firstUnreadable(_ item: String, path: String, _ fields: [(String, String)]) -> String {
-        let spec = fields.map { "'\($0.0)', '\($0.1)'" }.joined(separator: ", ")
+    private static func firstUnreadable(_ item: String, path: String, _ fields: [Field]) -> String {
+        let spec = fields.map { "'\($0.0)', '\($0.1.rawValue)'" }.joined(separator: ", ")
         return "CASE WHEN coalesce(\(every(item, fields, test)), false) THEN NULL ELSE diary.unreadable_field(\(item), \(path), ARRAY[\(spec)]) END"
     }
 
     // MARK: The same rules, for a whole batch at once (diary.batch_readable)
 
-    /// The written form each field kind's text must take, as a pattern without anchors: the
+    /// A written form values are matched against, as a pattern without anchors: the
     /// single-value tests (`diary.is_time`, `is_id`, `is_count`, digests) and the batch's
-    /// matches use the same.
-    private static let kindForms = ["time": timeForm, "id": idForm, "hlc": hlcForm, "digest": digestForm, "count": countForm]
-    private static let idForm = "[0-9a-f-]+", digestForm = "[0-9a-f]+", countForm = "[0-9]+"
+    /// matches use the same. Batches match the forms in the order of their names.
+    enum WrittenForm: String, Comparable {
+        case count, digest, ext, hlc, id, time
+        case orderKey = "order_key", tagName = "tag_name"
+
+        var pattern: String {
+            switch self {
+            case .time: timeForm
+            case .id: "[0-9a-f-]+"
+            case .hlc: hlcForm
+            case .digest: "[0-9a-f]+"
+            case .count: "[0-9]+"
+            case .orderKey: "[0-9a-z]*[1-9a-z]"
+            case .ext: "[a-z0-9]+"
+            case .tagName: "[^\\n]*\(tagNameRemains)[^\\n]*"
+            }
+        }
+
+        static func < (a: WrittenForm, b: WrittenForm) -> Bool { a.rawValue < b.rawValue }
+    }
 
     /// YYYY-MM-DD(T| )HH:MM:SS[.fff](Z|±HH:MM), as `diary.is_time` takes it.
     private static let timeForm = "[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[Zz]|[+-][0-9][0-9]:[0-9][0-9])"
@@ -110,24 +176,18 @@ package enum ServerSchema {
     /// repeats make large automata). No form may match a newline, which ends each value.
     private static let hlcForm = String(repeating: "[0-9]", count: 15) + "\\." + String(repeating: "[0-9]", count: 6) + "\\.[^\\n]+"
 
-    /// Every written form a batch's values are matched against, by name.
-    private static let forms = kindForms.merging(["order_key": "[0-9a-z]*[1-9a-z]", "ext": "[a-z0-9]+", "tag_name": "[^\\n]*\(tagNameRemains)[^\\n]*"]) { $1 }
-
     /// The SQL that is true when `value` has the type and size of `kind`; its written form is
     /// matched apart (`formValues`). The value is looked up once where the type alone decides
     /// (a lookup copies the value out of the record, and most fields are optional text).
-    private static func shaped(_ kind: String, _ value: String) -> String {
-        let optional = kind.hasSuffix("?") || kind == "text"
-        let base = kind == "text" ? "string" : kind.hasSuffix("?") ? String(kind.dropLast()) : kind
-        let type = ["time": "string", "hlc": "string", "id": "string", "digest": "string", "string": "string",
-                    "count": "number", "finite": "number", "bool": "boolean"][base]!
-        let typed = optional ? "coalesce(jsonb_typeof(\(value)), 'null') IN ('\(type)', 'null')" : "jsonb_typeof(\(value)) = '\(type)'"
-        let size: String? = switch base {
-        case "id": "length(\(value) #>> '{}') <= 64"
-        case "digest": "length(\(value) #>> '{}') = 64"
-        case "count": "length(\(value) #>> '{}') <= 19 AND (\(value) #>> '{}')::numeric <= 9223372036854775807"
-        case "finite": "abs((\(value) #>> '{}')::numeric) < 1e308"
-        default: nil
+    private static func shaped(_ kind: FieldKind, _ value: String) -> String {
+        let type = kind.value.jsonType
+        let typed = kind.isOptional ? "coalesce(jsonb_typeof(\(value)), 'null') IN ('\(type)', 'null')" : "jsonb_typeof(\(value)) = '\(type)'"
+        let size: String? = switch kind.value {
+        case .id: "length(\(value) #>> '{}') <= 64"
+        case .digest: "length(\(value) #>> '{}') = 64"
+        case .count: "length(\(value) #>> '{}') <= 19 AND (\(value) #>> '{}')::numeric <= 9223372036854775807"
+        case .finite: "abs((\(value) #>> '{}')::numeric) < 1e308"
+        case .string, .time, .bool, .hlc: nil
         }
         guard let size else { return typed }
         // A JSON null's text is SQL NULL: an optional value not given passes its size.
@@ -135,25 +195,22 @@ package enum ServerSchema {
     }
 
     /// The SQL that is true when every one of `fields` of `item` has its type and size.
-    private static func allShaped(_ item: String, _ fields: [(String, String)]) -> String { every(item, fields, shaped) }
+    private static func allShaped(_ item: String, _ fields: [Field]) -> String { every(item, fields, shaped) }
 
     /// The values of `fields` of `item` that have a written form, each with its form.
-    private static func formValues(_ item: String, _ fields: [(String, String)]) -> [(form: String, sql: String)] {
-        fields.compactMap { field, kind in
-            let form = kind.hasSuffix("?") ? String(kind.dropLast()) : kind
-            return kindForms[form] == nil ? nil : (form, "\(item)->>'\(field)'")
-        }
+    private static func formValues(_ item: String, _ fields: [Field]) -> [(form: WrittenForm, sql: String)] {
+        fields.compactMap { field, kind in kind.value.form.map { ($0, "\(item)->>'\(field)'") } }
     }
 
     /// A sub-query, true when each of `values` (over the rows `from`) has its written form:
     /// per form, all rows' values in one string, a line each, matched once; and no value holds
     /// a newline, which would hide where it ends.
-    private static func formsMatch(_ values: [(form: String, sql: String)], from: String) -> String {
+    private static func formsMatch(_ values: [(form: WrittenForm, sql: String)], from: String) -> String {
         let byForm = Dictionary(grouping: values, by: \.form)
         let matches = byForm.keys.sorted().map { form in
             // Each value given starts a line; a value not given adds nothing.
             let lines = "concat(" + byForm[form]!.map { "E'\\n' || (\($0.sql))" }.joined(separator: ", ") + ")"
-            return "coalesce(string_agg(\(lines), '') ~ '^(?:\\n\(forms[form]!))*$', true)"
+            return "coalesce(string_agg(\(lines), '') ~ '^(?:\\n\(form.pattern))*$', true)"
         }
         let oneLineEach = "coalesce(bool_and(strpos(concat(\(values.map(\.sql).joined(separator: ", "))), E'\\n') = 0), true)"
         return "(SELECT " + (matches + [oneLineEach]).joined(separator: "\n                    AND ") + "\n                  FROM \(from))"
@@ -183,7 +240,7 @@ package enum ServerSchema {
         let reflectionParts: String = ["period", "from", "to"].map { " AND jsonb_typeof(\(reflection)->'\($0)') = 'string'" }.joined()
         checks.append("(NOT \(given(reflection)) OR (jsonb_typeof(\(reflection)) = 'object'\(reflectionParts) AND jsonb_typeof(\(reflection)->'cites') = 'array'"
                       + "\n                 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(\(reflection)->'cites') c WHERE jsonb_typeof(c.value) <> 'string')))")
-        let clockParts: String = Fields.clockParts.map { " AND \(shaped("hlc?", "\(clocks)->'\($0)'"))" }.joined()
+        let clockParts: String = Fields.clockParts.map { " AND \(shaped(.optionalHLC, "\(clocks)->'\($0)'"))" }.joined()
         checks.append("(NOT \(given(clocks)) OR (jsonb_typeof(\(clocks)) = 'object'\(clockParts)))")
         checks.append("(NOT \(given(orderKey)) OR length(\(rec)->>'order_key') <= 64)")
         checks += itemShapes.map { isList($0.part) }
@@ -218,40 +275,43 @@ package enum ServerSchema {
         let records = "diary.batch_items(\(batch)) p"
         let entry = formValues("p.rec", Fields.identity + Fields.clock + Fields.moment + Fields.page)
             + formValues("(p.rec->'context'->'weather')", Fields.weather)
-            + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, "hlc") }) + [("order_key", "p.rec->>'order_key'")]
+            + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, .hlc) }) + [(.orderKey, "p.rec->>'order_key'")]
         return [formsMatch(entry, from: records),
-                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [("ext", "c.value->>'ext'")], from: batchItems(batch, "media")),
+                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [(.ext, "c.value->>'ext'")], from: batchItems(batch, "media")),
                 formsMatch(formValues("c.value", Fields.message), from: batchItems(batch, "messages")),
-                formsMatch(formValues("c.value", Fields.tagLink) + [("tag_name", "c.value->>'name'")], from: batchItems(batch, "tag_links"))]
+                formsMatch(formValues("c.value", Fields.tagLink) + [(.tagName, "c.value->>'name'")], from: batchItems(batch, "tag_links"))]
             .joined(separator: "\n            AND ")
     }
 
     /// A tag name is read trimmed of spaces, quotes and leading '#': this pattern finds what remains.
     private static let tagNameRemains = #"[^[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"''「」『』#＂＃＇]"#
 
+    /// A field of a record: its name and what it must be.
+    typealias Field = (name: String, kind: FieldKind)
+
     /// The fields of a record's parts and what each must be, in the order they are checked.
     private enum Fields {
-        static let identity = [("id", "id"), ("time_zone", "string")]
-        static let clock = [("hlc", "hlc"), ("device_id", "string"), ("deleted_at", "time?")]
-        static let moment = [("created_at", "time"), ("updated_at", "time"), ("occurred_at", "time"), ("note", "text"),
-                             ("transcript", "text"), ("analysis", "text"), ("analysis_provider", "text")]
-        static let place = [("place", "text"), ("latitude", "finite?"), ("longitude", "finite?"), ("locality", "text"),
-                            ("region", "text"), ("country", "text")]
-        static let weather = [("description", "text"), ("temperature_c", "finite?"), ("humidity_percent", "finite?"),
-                              ("pressure_hpa", "finite?"), ("wind_kph", "finite?"), ("wind_bearing", "finite?"),
-                              ("wind_chill_c", "finite?"), ("visibility_km", "finite?"), ("moon_phase", "finite?"),
-                              ("sunrise", "time?"), ("sunset", "time?"), ("code", "text"), ("service", "text")]
-        static let page = [("persona", "string"), ("provider", "text"), ("title", "text"), ("summary", "text"),
-                           ("summarized_at", "time?"), ("last_error", "text"), ("digest", "text"), ("digest_through", "text"),
-                           ("edited_at", "time?"), ("starred", "bool?"), ("trashed_at", "time?"), ("order_key", "text"),
-                           ("journal", "text")]
-        static let mediaFile = [("sha256", "digest"), ("ext", "string")]
-        static let mediaItem = [("thumbnail", "digest?"), ("id", "id"), ("position", "count")] + clock
-            + [("mime", "string"), ("bytes", "count"), ("width", "count?"), ("height", "count?"), ("duration", "finite?"),
-               ("taken_at", "time?"), ("anchor", "count?")]
-        static let message = [("id", "id"), ("persona", "string"), ("provider", "text"), ("text", "string"),
-                              ("created_at", "time")] + clock
-        static let tagLink = [("position", "count"), ("created_at", "time"), ("label", "text")] + clock
+        static let identity: [Field] = [("id", .id), ("time_zone", .string)]
+        static let clock: [Field] = [("hlc", .hlc), ("device_id", .string), ("deleted_at", .optionalTime)]
+        static let moment: [Field] = [("created_at", .time), ("updated_at", .time), ("occurred_at", .time), ("note", .text),
+                             ("transcript", .text), ("analysis", .text), ("analysis_provider", .text)]
+        static let place: [Field] = [("place", .text), ("latitude", .optionalFinite), ("longitude", .optionalFinite), ("locality", .text),
+                            ("region", .text), ("country", .text)]
+        static let weather: [Field] = [("description", .text), ("temperature_c", .optionalFinite), ("humidity_percent", .optionalFinite),
+                              ("pressure_hpa", .optionalFinite), ("wind_kph", .optionalFinite), ("wind_bearing", .optionalFinite),
+                              ("wind_chill_c", .optionalFinite), ("visibility_km", .optionalFinite), ("moon_phase", .optionalFinite),
+                              ("sunrise", .optionalTime), ("sunset", .optionalTime), ("code", .text), ("service", .text)]
+        static let page: [Field] = [("persona", .string), ("provider", .text), ("title", .text), ("summary", .text),
+                           ("summarized_at", .optionalTime), ("last_error", .text), ("digest", .text), ("digest_through", .text),
+                           ("edited_at", .optionalTime), ("starred", .optionalBool), ("trashed_at", .optionalTime), ("order_key", .text),
+                           ("journal", .text)]
+        static let mediaFile: [Field] = [("sha256", .digest), ("ext", .string)]
+        static let mediaItem: [Field] = [("thumbnail", .optionalDigest), ("id", .id), ("position", .count)] + clock
+            + [("mime", .string), ("bytes", .count), ("width", .optionalCount), ("height", .optionalCount), ("duration", .optionalFinite),
+               ("taken_at", .optionalTime), ("anchor", .optionalCount)]
+        static let message: [Field] = [("id", .id), ("persona", .string), ("provider", .text), ("text", .string),
+                              ("created_at", .time)] + clock
+        static let tagLink: [Field] = [("position", .count), ("created_at", .time), ("label", .text)] + clock
         /// The parts of an entry with a clock of their own in `field_clocks`.
         static let clockParts = ["content", "star", "trash", "order"]
     }

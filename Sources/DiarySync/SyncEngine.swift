@@ -72,7 +72,7 @@ package struct SyncEngine: Sendable {
             if steps.contains(.pull) { try await fetchMedia(server, into: &report) }
             try store.recordSyncOutcome(error: report.mediaOverQuota > 0 ? "media space used up" : nil)
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: Self.describe(error))
+            try? store.recordSyncOutcome(error: error.report.note)
             throw error
         }
         return report
@@ -86,19 +86,8 @@ package struct SyncEngine: Sendable {
                 try await run(server, steps: steps)
             }
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: Self.describe(error))
+            try? store.recordSyncOutcome(error: error.report.note)
             throw error
-        }
-    }
-
-    private static func describe(_ error: SyncError) -> String {
-        switch error {
-        case .offline: return "offline"
-        case .permissionDenied: return "permission denied"
-        case .serverNotReady: return "server not initialised"
-        case let .auth(refusal): return "login: \(refusal)"
-        case let .serverState(state): return "server state \(state)"
-        default: return "\(error)"
         }
     }
 
@@ -132,7 +121,7 @@ package struct SyncEngine: Sendable {
         do {
             reply = try await answer.value
         } catch let error as SyncError {
-            if error != .permissionDenied { try postpone(changes, error: Self.describe(error)) }
+            if error != .permissionDenied { try postpone(changes, error: error.report.note) }
             throw error
         }
         await FaultPoint.pause("after-push")

@@ -115,7 +115,7 @@ package struct FindCommand: LocalDiaryCommand {
             guard let value = EntryOrder(rawValue: text) else { throw InputError.usage(.badOption(detail: "--sort \(text)")) }
             return value
         }
-        guard ["auto", "always", "never"].contains(color) else { throw InputError.usage(.badOption(detail: "--color \(color)")) }
+        guard let coloring = Coloring(rawValue: color) else { throw InputError.usage(.badOption(detail: "--color \(color)")) }
         if history && show == nil { throw InputError.usage(.badOption(detail: "--history (with --show ID)")) }
         if by != nil && !trend { throw InputError.usage(.badOption(detail: "--by (with --trend)")) }
         let period = try by.map { text -> TrendPeriod in
@@ -162,7 +162,11 @@ package struct FindCommand: LocalDiaryCommand {
             return
         }
 
-        let colored = color == "always" || (color == "auto" && context.stdoutIsTerminal && context.environment["NO_COLOR"] == nil)
+        let colored = switch coloring {
+        case .always: true
+        case .never: false
+        case .auto: context.stdoutIsTerminal && context.environment["NO_COLOR"] == nil
+        }
         // Page by page: a piped search of the whole diary prints as it reads.
         if request.limit == nil { try store.readWithoutMemoryMap() }
         var found = false
@@ -293,4 +297,12 @@ package struct FindCommand: LocalDiaryCommand {
         }
         if tiles.all == 0 { context.say(.emptyDiary) }
     }
+}
+
+/// When `--color` colours the matched words.
+private enum Coloring: String {
+    /// On a terminal, unless NO_COLOR is set.
+    case auto
+    case always
+    case never
 }

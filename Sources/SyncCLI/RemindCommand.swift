@@ -31,33 +31,35 @@ struct RemindCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         // The shell runs this at every start: it reads one small file and never opens the diary.
-        if action == "notice" {
+        let named = action.flatMap(ReminderAction.init(rawValue:))
+        if named == .notice {
             if let line = Reminder.takeNotice(context.paths) { Output.standardError(line) }
             return
         }
         let store = try context.openStore()
         let current = try Reminder.load(store)
         var next = current
-        switch action {
-        case nil:
+        switch (named, action) {
+        case (nil, nil):
             if let message { next.message = message } else { return try show(current, store: store, context: context) }
-        case "pause": next.paused = true
-        case "resume": next.paused = false
-        case "off":
+        case (.pause, _): next.paused = true
+        case (.resume, _): next.paused = false
+        case (.off, _):
             next = Reminder()
             try next.save(to: store, comparedWith: current)
             Self.uninstall(context)
             return context.say(.reminderOff)
-        case "fire": return try fire(current, store: store, context: context)
-        case let text?:
+        case (.fire, _): return try fire(current, store: store, context: context)
+        case (.notice, _): return  // answered above, before the diary is opened
+        case let (nil, text?):
             guard let time = Reminder.Time(text) else { throw InputError.usage(.badReminder(text)) }
             next.time = time
             if let message { next.message = message }
         }
         guard let time = next.time else { throw InputError.usage(.badReminder(action ?? "--message")) }
         try next.save(to: store, comparedWith: current)
-        if action == "pause" { return context.say(.reminderPaused) }
-        if action == "resume" { context.say(.reminderResumed) }
+        if named == .pause { return context.say(.reminderPaused) }
+        if named == .resume { context.say(.reminderResumed) }
         let how = try Self.install(time, context: context)
         context.say(.reminderSet(time: time.description, how: how.text(context.language)))
     }
@@ -145,4 +147,13 @@ struct RemindCommand: DiaryCommand {
         process.waitUntilExit()
         return process.terminationStatus == 0
     }
+}
+
+/// The words `diary-sync remind` takes instead of a time.
+private enum ReminderAction: String {
+    case pause, resume, off
+    /// Run by the timer.
+    case fire
+    /// Run by the shell at start.
+    case notice
 }

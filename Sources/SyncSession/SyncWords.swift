@@ -220,51 +220,43 @@ extension Phrase {
 }
 
 extension SyncError: ReportableError {
-    package var phrase: Phrase {
-        switch self {
-        case .notLoggedIn: return .syncNeedsLogin
-        case .offline: return .syncFailedKept
-        case .permissionDenied: return .permissionDenied
-        case .serverState: return .serverDataState
-        case .serverNotReady: return .serverNotReady
-        case let .serverTooNew(version): return .serverTooNew(version: version)
-        case let .credentialsExposed(path): return .credentialsExposed(path: path)
-        case let .badAddress(url): return .badServerAddress(url: url)
-        case .passwordNeeded: return .passwordNeeded
-        case .consentDeclined: return .consentRequired
-        case .otherAccount: return .otherAccount
-        case let .badUserName(name): return .badUserName(name: name)
-        case let .userExists(name): return .userExists(name: name)
-        case .notConfirmed: return .notConfirmed
-        case .foreignAuth: return .foreignAuth
-        case let .mediaSpaceFull(waiting): return .mediaSpaceFull(waiting: waiting)
-        case let .noSuchAccount(name): return .noSuchAccount(name: name)
-        case let .badSize(text): return .badSize(text: text)
-        case let .auth(refusal): return .authRefused(refusal)
-        case .anonKeyNeeded: return .anonKeyNeeded
-        case .schemaNotExposed: return .schemaNotExposed
-        }
-    }
+    package var phrase: Phrase { report.phrase }
+    package var exitStatus: Int32 { report.status }
 
-    package var exitStatus: Int32 {
+    /// What each case tells the person, the status it exits with, and the short note
+    /// `diary-sync status` keeps as the last error: decided together, in one place.
+    package var report: (phrase: Phrase, status: Int32, note: String) {
         switch self {
-        case .notLoggedIn, .permissionDenied, .credentialsExposed, .consentDeclined: return ExitStatus.permission
-        case .offline, .serverState: return ExitStatus.tryAgain
-        case .serverNotReady, .foreignAuth, .mediaSpaceFull: return ExitStatus.unavailable
-        case .noSuchAccount: return ExitStatus.noInput
-        case .serverTooNew: return ExitStatus.configuration
-        case .badAddress, .passwordNeeded, .otherAccount, .badUserName, .notConfirmed, .badSize: return ExitStatus.usage
-        case .userExists: return ExitStatus.cannotCreate
-        case .anonKeyNeeded: return ExitStatus.usage
-        case .schemaNotExposed: return ExitStatus.unavailable
+        case .notLoggedIn: return (.syncNeedsLogin, ExitStatus.permission, "\(self)")
+        case .offline: return (.syncFailedKept, ExitStatus.tryAgain, "offline")
+        case .permissionDenied: return (.permissionDenied, ExitStatus.permission, "permission denied")
+        case let .serverState(state): return (.serverDataState, ExitStatus.tryAgain, "server state \(state)")
+        case .serverNotReady: return (.serverNotReady, ExitStatus.unavailable, "server not initialised")
+        case let .serverTooNew(version): return (.serverTooNew(version: version), ExitStatus.configuration, "\(self)")
+        case let .credentialsExposed(path): return (.credentialsExposed(path: path), ExitStatus.permission, "\(self)")
+        case let .badAddress(url): return (.badServerAddress(url: url), ExitStatus.usage, "\(self)")
+        case .passwordNeeded: return (.passwordNeeded, ExitStatus.usage, "\(self)")
+        case .consentDeclined: return (.consentRequired, ExitStatus.permission, "\(self)")
+        case .otherAccount: return (.otherAccount, ExitStatus.usage, "\(self)")
+        case let .badUserName(name): return (.badUserName(name: name), ExitStatus.usage, "\(self)")
+        case let .userExists(name): return (.userExists(name: name), ExitStatus.cannotCreate, "\(self)")
+        case .notConfirmed: return (.notConfirmed, ExitStatus.usage, "\(self)")
+        case .foreignAuth: return (.foreignAuth, ExitStatus.unavailable, "\(self)")
+        case let .mediaSpaceFull(waiting): return (.mediaSpaceFull(waiting: waiting), ExitStatus.unavailable, "\(self)")
+        case let .noSuchAccount(name): return (.noSuchAccount(name: name), ExitStatus.noInput, "\(self)")
+        case let .badSize(text): return (.badSize(text: text), ExitStatus.usage, "\(self)")
+        case .anonKeyNeeded: return (.anonKeyNeeded, ExitStatus.usage, "\(self)")
+        case .schemaNotExposed: return (.schemaNotExposed, ExitStatus.unavailable, "\(self)")
         case let .auth(refusal):
+            let status: Int32
             switch refusal {
-            case .wrongPassword, .emailNotConfirmed, .wrongCode, .sessionEnded: return ExitStatus.permission
-            case .alreadyRegistered: return ExitStatus.cannotCreate
-            case .weakPassword, .badEmail: return ExitStatus.usage
-            case .unknownEmail: return ExitStatus.noInput
-            case .tooManyRequests: return ExitStatus.tryAgain
+            case .wrongPassword, .emailNotConfirmed, .wrongCode, .sessionEnded: status = ExitStatus.permission
+            case .alreadyRegistered: status = ExitStatus.cannotCreate
+            case .weakPassword, .badEmail: status = ExitStatus.usage
+            case .unknownEmail: status = ExitStatus.noInput
+            case .tooManyRequests: status = ExitStatus.tryAgain
             }
+            return (.authRefused(refusal), status, "login: \(refusal)")
         }
     }
 }
