@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what is needed and runs every test: unit tests per DiaryKit folder and the
+# Installs what is needed and runs every test: a unit test target per library target and the
 # end-to-end tests that run the built binaries through real pipes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
