@@ -40,7 +40,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
-            ]
+            ],
+            // The store's migrations are SQL files (Store/Migrations/*.sql), embedded at build time.
+            plugins: ["EmbedSQL"]
         ),
         // The companion's network client: OpenAI-compatible providers, the weather service,
         // choosing and failing over between providers (AsyncHTTPClient).
@@ -94,7 +96,8 @@ let package = Package(
             plugins: ["EmbedSQL"]
         ),
         // Puts a target's .sql files into its code at build time (EmbeddedSQL.files): SQL is
-        // kept and reviewed as SQL, and the installed tools need no files beside them.
+        // kept and reviewed as SQL, and the installed tools need no files beside them. Used by
+        // DiaryKit (the store's migrations) and DiarySync (the server's SQL).
         .executableTarget(name: "embed-sql"),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         // Command-line glue every command shares: options, context, output, rendering, exit

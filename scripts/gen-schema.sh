@@ -15,7 +15,7 @@ DIARY_HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_STATE_HOME="$home/state" "
 db="$home/diary.sqlite"
 cat <<HEADER
 -- The local diary's schema (SQLite), generated from the migrations by scripts/gen-schema.sh.
--- Do not edit: change a migration in Sources/DiaryKit/Store/DiaryStore.swift, then run
+-- Do not edit: add a migration in Sources/DiaryKit/Store/Migrations/, then run
 --   scripts/gen-schema.sh > docs/schema.sql
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.

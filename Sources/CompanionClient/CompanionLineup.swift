@@ -21,11 +21,11 @@ public struct HostedGateway: Sendable {
 
 /// The companions that may answer, in failover order, and what the person should be told
 /// about how they were chosen.
-public struct CompanionLineup: Sendable {
-    public var providers: [any ChatProvider]
-    public var notices: [Phrase]
+package struct CompanionLineup: Sendable {
+    package var providers: [any ChatProvider]
+    package var notices: [Phrase]
     /// Nothing is configured, so the offline companion speaks (said once per diary).
-    public var offlineByDefault: Bool
+    package var offlineByDefault: Bool
 
     /// The provider for the default OpenAI-compatible endpoint, made from the environment.
     static let environmentProvider = "openai"
@@ -36,7 +36,7 @@ public struct CompanionLineup: Sendable {
     /// `[companion] provider`, else the operator's gateway (for a person signed in to a
     /// server that names one), else `OPENAI_API_KEY`/`OPENAI_BASE_URL`, else offline;
     /// then the failover order, which ends in `offline` unless configured otherwise.
-    public static func resolve(config: Config, environment: [String: String], flag: String?,
+    package static func resolve(config: Config, environment: [String: String], flag: String?,
                                remoteChoice: Result<String?, Error>, gateway: HostedGateway? = nil,
                                offline: any ChatProvider, log: RequestLog) throws -> CompanionLineup {
         var available = config.providers

@@ -4,18 +4,18 @@ import Foundation
 /// Meaning vectors from any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama,
 /// llama.cpp, vLLM, a local e5 server). After one failure it gives up for the rest of the
 /// process, so a dead server costs one timeout, not one per turn.
-public struct RemoteEmbedder: TextEmbedder {
-    public let model: String
+package struct RemoteEmbedder: TextEmbedder {
+    package let model: String
     let endpoint: ServiceEndpoint
     private let failed = Locked(false)
 
-    public init(settings: ProviderSettings, model: String, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
+    package init(settings: ProviderSettings, model: String, key: Secret?, timeout: Double, retries: Int, log: RequestLog) {
         self.model = model
         endpoint = ServiceEndpoint(provider: settings.name, baseURL: settings.baseURL, key: key, timeout: timeout,
                                    retry: RetryPolicy(retries: retries), log: log)
     }
 
-    public func embed(_ texts: [String]) async throws -> [[Float]] {
+    package func embed(_ texts: [String]) async throws -> [[Float]] {
         guard !failed.withLock({ $0 }) else { throw MeaningUnavailable(detail: "gave up after an earlier failure", again: true) }
         do {
             // No `input_type` or `dimensions`: not every server takes them, and pages and

@@ -4,18 +4,18 @@ import Foundation
 /// The weather of a moment, from an Open-Meteo-compatible service: current conditions for
 /// now, the hour's record for an earlier photo (forecast API for recent days, the archive
 /// API before that).
-public struct WeatherService: WeatherSource {
+package struct WeatherService: WeatherSource {
     let forecast: ServiceEndpoint
     let archive: ServiceEndpoint
 
-    public init(settings: WeatherSettings, timeout: Double, log: RequestLog) {
+    package init(settings: WeatherSettings, timeout: Double, log: RequestLog) {
         // Weather is a nicety: one try, no retries, so a failing service never holds up a greeting.
         let policy = RetryPolicy(retries: 0)
         forecast = ServiceEndpoint(provider: "weather", baseURL: settings.baseURL, key: nil, timeout: timeout, retry: policy, log: log)
         archive = ServiceEndpoint(provider: "weather", baseURL: settings.archiveURL, key: nil, timeout: timeout, retry: policy, log: log)
     }
 
-    public func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
+    package func weather(latitude: Double, longitude: Double, at date: Date, zone: TimeZone,
                         language: Language) async -> (description: String, temperatureC: Double?)? {
         await weather(latitude: latitude, longitude: longitude, at: date, zone: zone, language: language, now: Date())
     }

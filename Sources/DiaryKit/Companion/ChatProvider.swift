@@ -128,7 +128,7 @@ public protocol WeatherSource: Sendable {
 }
 
 /// Why the companion could not do its part; what the person typed is always kept.
-public enum CompanionError: Error, Equatable {
+package enum CompanionError: Error, Equatable {
     /// The provider failed (the detail is for logs, never shown raw).
     case providerFailed(provider: String, detail: String)
     /// The page could not be written: the provider failed or answered with no valid page.

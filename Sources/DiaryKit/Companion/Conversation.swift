@@ -444,8 +444,8 @@ public struct Conversation: Sendable {
 
 /// Which companion speaks: the one asked for, else the entry's, else the diary's setting,
 /// else the config's, else 阿暖. An unreadable choice falls back with a notice.
-public enum PersonaChoice {
-    public static func resolve(flag: String?, entryPersona: String?, setting: String?, config: String?)
+package enum PersonaChoice {
+    package static func resolve(flag: String?, entryPersona: String?, setting: String?, config: String?)
         throws -> (persona: Persona, notice: Phrase?) {
         if let flag {
             guard let persona = Persona.named(flag) else { throw CompanionError.unknownPersona(flag) }

@@ -3,16 +3,16 @@ import Foundation
 /// `memory.md`: what the person wants the companion to know (people, pets, places, threads
 /// that go on), a Markdown file in the diary they edit themselves. It syncs as the setting
 /// `memory.md` (and so goes into backups); the companion reads it and never writes it.
-public enum MemoryNotes {
+package enum MemoryNotes {
     /// The synced setting that carries the file between devices.
-    public static let settingKey = "memory.md"
+    package static let settingKey = "memory.md"
     /// This device's digest of the text last brought together with the setting.
     static let reconciledKey = "memory.md.reconciled"
     /// At most this many characters of it go with a turn.
-    public static let promptLimit = 2000
+    package static let promptLimit = 2000
 
     /// The file in a diary.
-    public static func file(_ paths: DiaryPaths) -> URL { paths.home.appendingPathComponent("memory.md") }
+    package static func file(_ paths: DiaryPaths) -> URL { paths.home.appendingPathComponent("memory.md") }
 
     /// Brings the file and the synced setting together and returns the text: an edit made
     /// here since the last time goes to the setting (and so to the other devices); a newer
@@ -21,7 +21,7 @@ public enum MemoryNotes {
     /// With `create`, a missing file is started from a short template, which is not synced
     /// until it is edited.
     @discardableResult
-    public static func reconcile(_ store: DiaryStore, language: Language, create: Bool = false) throws -> String? {
+    package static func reconcile(_ store: DiaryStore, language: Language, create: Bool = false) throws -> String? {
         let file = file(store.paths)
         let onDisk = FileManager.default.contents(atPath: file.path).map { String(decoding: $0, as: UTF8.self) }
         let synced = try store.setting(settingKey)
@@ -49,7 +49,7 @@ public enum MemoryNotes {
 
     /// What goes to the companion: the text without the template's guidance (HTML comments)
     /// and blank lines, at most `promptLimit` characters; nil when nothing is left.
-    public static func forPrompt(_ text: String?) -> String? {
+    package static func forPrompt(_ text: String?) -> String? {
         guard var text else { return nil }
         while let start = text.range(of: "<!--") {
             let end = text.range(of: "-->", range: start.upperBound..<text.endIndex)?.upperBound ?? text.endIndex

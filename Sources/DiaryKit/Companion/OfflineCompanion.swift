@@ -3,21 +3,21 @@ import Foundation
 /// The embedded companion: no network, deterministic. It cannot see the media, so it is
 /// honest about what it knows (size, length, time) and builds everything else from the
 /// person's own words.
-public struct OfflineCompanion: ChatProvider {
-    public let name = "offline"
-    public var isRemote: Bool { false }
+package struct OfflineCompanion: ChatProvider {
+    package let name = "offline"
+    package var isRemote: Bool { false }
     /// It tags only what it recognised, so a page about nothing it knows may have none.
-    public var pageTagCount: ClosedRange<Int> { 0...8 }
+    package var pageTagCount: ClosedRange<Int> { 0...8 }
     /// Steps that fail on purpose (`DIARY_OFFLINE_FAIL=analysis,reply,page`), to rehearse
     /// recovery paths end to end.
     let failing: Set<String>
 
-    public init(failing: Set<String> = []) {
+    package init(failing: Set<String> = []) {
         self.failing = failing
     }
 
     /// Reads the rehearsal switch from the environment.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let steps = (environment["DIARY_OFFLINE_FAIL"] ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -30,7 +30,7 @@ public struct OfflineCompanion: ChatProvider {
         }
     }
 
-    public func analyze(_ request: CompanionRequest) async throws -> String {
+    package func analyze(_ request: CompanionRequest) async throws -> String {
         try check("analysis")
         let entry = request.entry
         let english = request.language == .en
@@ -57,7 +57,7 @@ public struct OfflineCompanion: ChatProvider {
         }
     }
 
-    public func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+    package func greet(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
         try check("reply")
         let entry = request.entry
         let english = request.language == .en
@@ -85,7 +85,7 @@ public struct OfflineCompanion: ChatProvider {
         return text
     }
 
-    public func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
+    package func reply(_ request: CompanionRequest, onText: @Sendable (String) -> Void) async throws -> String {
         try check("reply")
         let said = request.history.last { $0.author == .person }?.text ?? ""
         let voice = Voice(persona: request.persona, language: request.language)
@@ -103,7 +103,7 @@ public struct OfflineCompanion: ChatProvider {
 
     /// A plain reflection from what the pages say of themselves: how many, the feelings
     /// and tags that came most, their titles, and one question. Nothing is made up.
-    public func reflect(_ request: ReflectionRequest) async throws -> Page {
+    package func reflect(_ request: ReflectionRequest) async throws -> Page {
         try check("page")
         let english = request.language == .en
         var feelings: [String: Int] = [:]
@@ -148,7 +148,7 @@ public struct OfflineCompanion: ChatProvider {
         return Page(title: title, summary: parts.joined(separator: english ? " " : ""), tags: tags)
     }
 
-    public func writePage(_ request: CompanionRequest) async throws -> Page {
+    package func writePage(_ request: CompanionRequest) async throws -> Page {
         try check("page")
         let entry = request.entry
         let language = request.language
@@ -191,7 +191,7 @@ public struct OfflineCompanion: ChatProvider {
     }
 
     /// Keeps the first clause of each thing the person said, newest last, within ~300 characters.
-    public func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
+    package func condense(_ request: CompanionRequest, earlier: [Message]) async throws -> String {
         let said = earlier.filter { $0.author == .person }.compactMap { Self.firstClause($0.text) }
         var digest = request.digest.map { [$0] } ?? []
         digest += said
@@ -200,7 +200,7 @@ public struct OfflineCompanion: ChatProvider {
     }
 
     /// The offline companion cannot listen; a remote provider transcribes.
-    public func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
+    package func transcribe(audio: URL, mime: String, language: Language) async throws -> String {
         throw CompanionError.transcriptionUnavailable
     }
 

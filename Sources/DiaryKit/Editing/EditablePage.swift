@@ -3,9 +3,9 @@ import Foundation
 /// A page as the person edits it in their editor (`diary-save --edit`), like a commit
 /// message: a small header (title, when with its zone, place, tags), a `---` line, and the
 /// page below it. Lines starting with `#` in the header are help and are ignored.
-public enum EditablePage {
+package enum EditablePage {
     /// The file the editor opens.
-    public static func render(_ entry: Entry, language: Language) -> String {
+    package static func render(_ entry: Entry, language: Language) -> String {
         let keys = Key.names(language)
         var lines = Phrase.editorHelp.text(language).split(separator: "\n").map { "# " + $0 }
         lines.append("\(keys[.title]!): \(entry.title ?? "")")
@@ -18,7 +18,7 @@ public enum EditablePage {
     }
 
     /// What the person changed, compared with `entry`; an empty edit when nothing was.
-    public static func parse(_ text: String, comparedWith entry: Entry) throws(EditingError) -> EntryEdit {
+    package static func parse(_ text: String, comparedWith entry: Entry) throws(EditingError) -> EntryEdit {
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
         guard let divider = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == separator }) else {
             throw .missingSeparator
@@ -63,7 +63,7 @@ public enum EditablePage {
     }
 
     /// `2026-11-20 18:30`, optionally followed by a zone (`Asia/Taipei`, `UTC`, `+08:00`).
-    public static func parseWhen(_ text: String, defaultZone: TimeZone) -> (Date, TimeZone)? {
+    package static func parseWhen(_ text: String, defaultZone: TimeZone) -> (Date, TimeZone)? {
         var parts = text.split(separator: " ").map(String.init)
         var zone = defaultZone
         if parts.count >= 2, let last = parts.last, let named = Self.zone(last) {
@@ -75,7 +75,7 @@ public enum EditablePage {
     }
 
     /// A zone by IANA name or as an offset (`+08:00`, `-0530`).
-    public static func zone(_ text: String) -> TimeZone? {
+    package static func zone(_ text: String) -> TimeZone? {
         if text.contains("/") || text == "UTC" || text == "GMT", let zone = TimeZone(identifier: text) { return zone }
         guard let match = text.wholeMatch(of: /([+-])(\d{2}):?(\d{2})/), let hours = Int(match.2), let minutes = Int(match.3),
               hours <= 14, minutes < 60 else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why an edited page could not be taken, or why a page was not changed.
-public indirect enum EditingError: Error, Equatable, Sendable {
+package indirect enum EditingError: Error, Equatable, Sendable {
     /// The header has no `---` line after it.
     case missingSeparator
     /// A header line that is not `field: value` of a known field (1-based line).

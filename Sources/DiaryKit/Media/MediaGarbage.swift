@@ -5,15 +5,15 @@ import Foundation
 /// A file younger than the grace period is never taken, so a copy in progress in another
 /// process right now is safe; and the folders are listed before the database is asked, so
 /// a file whose row commits in between counts as used.
-public enum MediaGarbage {
+package enum MediaGarbage {
     /// One file that can go, with its size.
-    public struct Item: Sendable, Equatable {
-        public var path: String
-        public var bytes: Int64
+    package struct Item: Sendable, Equatable {
+        package var path: String
+        package var bytes: Int64
     }
 
     /// The unused files, oldest shard first.
-    public static func find(store: DiaryStore, grace: TimeInterval = 3600, now: Date = Date()) throws -> [Item] {
+    package static func find(store: DiaryStore, grace: TimeInterval = 3600, now: Date = Date()) throws -> [Item] {
         let cutoff = now.addingTimeInterval(-grace)
         let media = files(in: store.paths.media, olderThan: cutoff)
         let thumbnails = files(in: store.paths.thumbnails, olderThan: cutoff)
@@ -23,7 +23,7 @@ public enum MediaGarbage {
     }
 
     /// Removes the files; returns how many went.
-    public static func remove(_ items: [Item]) -> Int {
+    package static func remove(_ items: [Item]) -> Int {
         items.filter { unlink($0.path) == 0 }.count
     }
 

@@ -6,21 +6,21 @@ import Darwin
 #endif
 
 /// A small JPEG preview of a photo or video, stored content-addressed like the media.
-public struct Thumbnail: Sendable, Equatable {
+package struct Thumbnail: Sendable, Equatable {
     /// The longest side of a thumbnail, in pixels; smaller pictures keep their size.
-    public static let maxSide = 320
+    package static let maxSide = 320
 
     /// The SHA-256 of the JPEG bytes, in lowercase hex.
-    public var sha256: String
+    package var sha256: String
     /// The JPEG's size in bytes.
-    public var bytes: Int64
+    package var bytes: Int64
     /// The JPEG's width in pixels, as shown (orientation applied).
-    public var width: Int
+    package var width: Int
     /// The JPEG's height in pixels, as shown (orientation applied).
-    public var height: Int
+    package var height: Int
 
     /// A thumbnail from facts already known (read back from the store).
-    public init(sha256: String, bytes: Int64, width: Int, height: Int) {
+    package init(sha256: String, bytes: Int64, width: Int, height: Int) {
         self.sha256 = sha256
         self.bytes = bytes
         self.width = width
@@ -28,10 +28,10 @@ public struct Thumbnail: Sendable, Equatable {
     }
 
     /// The file's name inside the thumbnails folder: `ab/<sha256>.jpg`.
-    public var relativePath: String { "\(sha256.prefix(2))/\(sha256).jpg" }
+    package var relativePath: String { "\(sha256.prefix(2))/\(sha256).jpg" }
 
     /// Makes (or finds, when identical bytes are already stored) the thumbnail of `source` (a photo or a video; audio → nil) under `thumbsRoot`.
-    public static func make(kind: MediaKind, source: URL, into thumbsRoot: URL) throws(MediaError) -> Thumbnail? {
+    package static func make(kind: MediaKind, source: URL, into thumbsRoot: URL) throws(MediaError) -> Thumbnail? {
         try make(kind: kind, source: source, into: thumbsRoot, ffmpeg: VisionFrames.locateFFmpeg())
     }
 

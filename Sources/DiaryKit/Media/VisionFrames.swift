@@ -2,13 +2,13 @@ import Foundation
 
 /// Pictures of a photo or video small enough to send for analysis: the photo downscaled
 /// to at most 1024 px on its long side, or 3–4 frames spread over a video, as JPEG.
-public enum VisionFrames {
+package enum VisionFrames {
     /// The longest side of a picture sent for analysis.
-    public static let maxSide = 1024
+    package static let maxSide = 1024
 
     /// JPEG pictures of `item` (stored at `file`); empty when ffmpeg is missing or cannot
     /// decode it (HEIC on older ffmpeg): the analysis then works from the words and context.
-    public static func pictures(of item: MediaItem, file: URL, ffmpeg: String? = locateFFmpeg()) -> [Data] {
+    package static func pictures(of item: MediaItem, file: URL, ffmpeg: String? = locateFFmpeg()) -> [Data] {
         guard let ffmpeg else { return [] }
         switch item.kind {
         case .photo:
@@ -27,7 +27,7 @@ public enum VisionFrames {
     }
 
     /// The ffmpeg on this machine's PATH.
-    public static func locateFFmpeg() -> String? {
+    package static func locateFFmpeg() -> String? {
         VideoProbe.locate("ffmpeg", path: ProcessInfo.processInfo.environment["PATH"])
     }
 

@@ -4,28 +4,28 @@ import Foundation
 /// yet that day, a desktop notification and a line in the next terminal opened. Its time,
 /// message and pause are synced settings, so every device of a person nudges alike; when it
 /// was last sent belongs to this device.
-public struct Reminder: Sendable, Equatable {
+package struct Reminder: Sendable, Equatable {
     /// A time of day, `HH:MM`.
-    public struct Time: Sendable, Equatable, CustomStringConvertible {
-        public let hour: Int
-        public let minute: Int
+    package struct Time: Sendable, Equatable, CustomStringConvertible {
+        package let hour: Int
+        package let minute: Int
 
         /// Reads `21:00`, `7:05`; nil for anything else.
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: /(\d{1,2}):(\d{2})/),
                   let hour = Int(match.1), let minute = Int(match.2), hour < 24, minute < 60 else { return nil }
             self.hour = hour
             self.minute = minute
         }
 
-        public var description: String { Timestamps.pad(hour) + ":" + Timestamps.pad(minute) }
+        package var description: String { Timestamps.pad(hour) + ":" + Timestamps.pad(minute) }
     }
 
-    public var time: Time?
-    public var message: String?
-    public var paused = false
+    package var time: Time?
+    package var message: String?
+    package var paused = false
 
-    public init(time: Time? = nil, message: String? = nil, paused: Bool = false) {
+    package init(time: Time? = nil, message: String? = nil, paused: Bool = false) {
         self.time = time
         self.message = message
         self.paused = paused
@@ -35,25 +35,25 @@ public struct Reminder: Sendable, Equatable {
     static let lastSentKey = "remind.last_sent"
 
     /// The reminder as the diary's settings hold it.
-    public static func load(_ store: DiaryStore) throws -> Reminder {
+    package static func load(_ store: DiaryStore) throws -> Reminder {
         Reminder(time: try store.setting(timeKey).flatMap(Time.init), message: try store.setting(messageKey).flatMap { $0.isEmpty ? nil : $0 },
                  paused: try store.setting(pausedKey) == "true")
     }
 
     /// Stores what changed (each a synced setting); `time` nil means off.
-    public func save(to store: DiaryStore, comparedWith old: Reminder) throws {
+    package func save(to store: DiaryStore, comparedWith old: Reminder) throws {
         if time != old.time { try store.setSetting(Self.timeKey, time?.description ?? "") }
         if message != old.message { try store.setSetting(Self.messageKey, message ?? "") }
         if paused != old.paused { try store.setSetting(Self.pausedKey, paused ? "true" : "false") }
     }
 
     /// When this device last sent the nudge.
-    public static func lastSent(_ store: DiaryStore) throws -> Date? {
+    package static func lastSent(_ store: DiaryStore) throws -> Date? {
         try store.deviceSetting(lastSentKey).flatMap(Timestamps.parseRFC3339)
     }
 
     /// What firing now should do.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case send(String)
         case off
         case paused
@@ -61,7 +61,7 @@ public struct Reminder: Sendable, Equatable {
     }
 
     /// Nothing while off or paused, nothing once a page was written on `day`; else the message.
-    public func decide(pagesWritten: Int, language: Language) -> Decision {
+    package func decide(pagesWritten: Int, language: Language) -> Decision {
         guard time != nil else { return .off }
         if paused { return .paused }
         if pagesWritten > 0 { return .writtenToday }
@@ -69,14 +69,14 @@ public struct Reminder: Sendable, Equatable {
     }
 
     /// Records that the nudge went out, and leaves its line for the next terminal.
-    public static func recordSent(_ text: String, at date: Date, store: DiaryStore) throws {
+    package static func recordSent(_ text: String, at date: Date, store: DiaryStore) throws {
         try store.setDeviceSetting(lastSentKey, Timestamps.rfc3339(date, zone: .current))
         try FileManager.default.createDirectory(at: store.paths.stateDirectory, withIntermediateDirectories: true)
         try Data((text + "\n").utf8).write(to: noticeFile(store.paths), options: .atomic)
     }
 
     /// The line waiting for the next terminal, taken (read once, then gone); nil when none.
-    public static func takeNotice(_ paths: DiaryPaths) -> String? {
+    package static func takeNotice(_ paths: DiaryPaths) -> String? {
         let file = noticeFile(paths)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         _ = unlink(file.path)
@@ -89,11 +89,11 @@ public struct Reminder: Sendable, Equatable {
 
 /// How the nudge is scheduled: a systemd user timer where a user systemd runs (a missed one
 /// fires at the next login), else a crontab line the person adds themselves.
-public enum ReminderSchedule {
-    public static let unitName = "innerbloom-remind"
+package enum ReminderSchedule {
+    package static let unitName = "innerbloom-remind"
 
     /// The service the timer starts.
-    public static func service(executable: String, home: String) -> String {
+    package static func service(executable: String, home: String) -> String {
         """
         [Unit]
         Description=InnerBloom Diary daily nudge
@@ -107,7 +107,7 @@ public enum ReminderSchedule {
     }
 
     /// The timer: every day at the time, and at login when the machine was off then.
-    public static func timer(_ time: Reminder.Time) -> String {
+    package static func timer(_ time: Reminder.Time) -> String {
         """
         [Unit]
         Description=InnerBloom Diary daily nudge at \(time)
@@ -123,7 +123,7 @@ public enum ReminderSchedule {
     }
 
     /// The crontab line for machines without a user systemd.
-    public static func crontabLine(_ time: Reminder.Time, executable: String, home: String) -> String {
+    package static func crontabLine(_ time: Reminder.Time, executable: String, home: String) -> String {
         "\(time.minute) \(time.hour) * * * DIARY_HOME=\(shellQuoted(home)) \(shellQuoted(executable)) remind fire"
     }
 

@@ -68,7 +68,7 @@ public struct MonthCounts: Sendable, Equatable {
 }
 
 /// A date or cursor the person typed that means nothing.
-public enum SearchError: Error, Equatable {
+package enum SearchError: Error, Equatable {
     case badDate(String)
     case badCursor(String)
 }

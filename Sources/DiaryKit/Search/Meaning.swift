@@ -52,9 +52,9 @@ enum MeaningVector {
 
 /// Keeps the saved pages' meaning vectors up to date on this device: made after a save or on
 /// demand (`diary-save --embed`), never synced or exported.
-public struct PageMeanings: Sendable {
-    public let store: DiaryStore
-    public let embedder: any TextEmbedder
+package struct PageMeanings: Sendable {
+    package let store: DiaryStore
+    package let embedder: any TextEmbedder
 
     /// Texts sent in one request.
     static let batch = 16
@@ -62,7 +62,7 @@ public struct PageMeanings: Sendable {
     /// read about 512 tokens at most, and a long text costs seconds on a laptop's CPU.
     static let textLimit = 400
 
-    public init(store: DiaryStore, embedder: any TextEmbedder) {
+    package init(store: DiaryStore, embedder: any TextEmbedder) {
         self.store = store
         self.embedder = embedder
     }
@@ -71,7 +71,7 @@ public struct PageMeanings: Sendable {
     /// from `since`, when given), newest first, and returns how many were made. Each batch is
     /// kept as soon as it arrives, so a failure keeps what was made before it.
     @discardableResult
-    public func catchUp(limit: Int = .max, since: String? = nil) async throws -> Int {
+    package func catchUp(limit: Int = .max, since: String? = nil) async throws -> Int {
         var made = 0
         while made < limit {
             let pages = try store.pagesToEmbed(model: embedder.model, limit: min(Self.batch, limit - made), since: since)
@@ -95,13 +95,13 @@ public struct PageMeanings: Sendable {
 }
 
 /// The embedder could not give vectors; recall goes on by words.
-public struct MeaningUnavailable: Error, Sendable {
+package struct MeaningUnavailable: Error, Sendable {
     /// For `--verbose` only: never shown raw, never holds a key.
-    public var detail: String
+    package var detail: String
     /// The embedder already failed earlier in this process (and the person was told then).
-    public var again: Bool
+    package var again: Bool
 
-    public init(detail: String, again: Bool = false) {
+    package init(detail: String, again: Bool = false) {
         self.detail = detail
         self.again = again
     }
@@ -110,7 +110,7 @@ public struct MeaningUnavailable: Error, Sendable {
 extension Recall.Moment {
     /// What of the moment is embedded: tags and place, the person's words, then the
     /// companion's description, within the same length as a page.
-    public var meaningText: String {
+    package var meaningText: String {
         String(texts.enumerated().sorted { ($0.element.weight, -$0.offset) > ($1.element.weight, -$1.offset) }
             .map(\.element.text).joined(separator: "\n").prefix(PageMeanings.textLimit))
     }

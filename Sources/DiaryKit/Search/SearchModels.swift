@@ -1,33 +1,33 @@
 import Foundation
 
 /// What to list: words, tags, local days, statuses, order and where the last page ended.
-public struct EntryFilter: Sendable {
+package struct EntryFilter: Sendable {
     /// What the person's words must find, every one of them.
-    public var words: [SearchWord] = []
+    package var words: [SearchWord] = []
     /// Normalised tag names the entry must all carry.
-    public var allTags: [String] = []
+    package var allTags: [String] = []
     /// Normalised tag names of which the entry must carry at least one.
-    public var anyTags: [String] = []
+    package var anyTags: [String] = []
     /// Normalised tag names the entry must not carry.
-    public var notTags: [String] = []
+    package var notTags: [String] = []
     /// Inclusive local days, `YYYY-MM-DD`.
-    public var fromDay: String?
-    public var toDay: String?
+    package var fromDay: String?
+    package var toDay: String?
     /// Only these days of the year, `MM-DD` (this day in history).
-    public var monthDays: [String] = []
-    public var statuses: [EntryStatus] = []
-    public var starredOnly = false
+    package var monthDays: [String] = []
+    package var statuses: [EntryStatus] = []
+    package var starredOnly = false
     /// Only reflection pages (`diary-save --reflect`).
-    public var reflectionsOnly = false
+    package var reflectionsOnly = false
     /// The pages in the trash (which have no words in the index) instead of the others.
-    public var inTrash = false
-    public var order: EntryOrder = .occurred
+    package var inTrash = false
+    package var order: EntryOrder = .occurred
     /// Continue after this entry of an earlier page.
-    public var after: EntryPosition?
-    public var limit: Int?
-    public var includeMessages = false
+    package var after: EntryPosition?
+    package var limit: Int?
+    package var includeMessages = false
 
-    public init() {}
+    package init() {}
 }
 
 /// One word of a search, as `Search/` understood it.

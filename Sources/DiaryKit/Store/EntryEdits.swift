@@ -2,21 +2,21 @@ import Foundation
 import GRDB
 
 /// What a person changes on a page by hand: each field nil when it stays as it is.
-public struct EntryEdit: Sendable, Equatable {
-    public var title: String?
+package struct EntryEdit: Sendable, Equatable {
+    package var title: String?
     /// The page itself.
-    public var summary: String?
+    package var summary: String?
     /// All the tags, replacing the ones it has (the editor's header).
-    public var tags: [String]?
-    public var addTags: [String] = []
-    public var removeTags: [String] = []
+    package var tags: [String]?
+    package var addTags: [String] = []
+    package var removeTags: [String] = []
     /// When it happened, with the zone it happened in.
-    public var occurredAt: Date?
-    public var timeZone: TimeZone?
+    package var occurredAt: Date?
+    package var timeZone: TimeZone?
     /// The place; an empty string clears it.
-    public var place: String?
+    package var place: String?
 
-    public init(title: String? = nil, summary: String? = nil, tags: [String]? = nil, addTags: [String] = [],
+    package init(title: String? = nil, summary: String? = nil, tags: [String]? = nil, addTags: [String] = [],
                 removeTags: [String] = [], occurredAt: Date? = nil, timeZone: TimeZone? = nil, place: String? = nil) {
         self.title = title
         self.summary = summary
@@ -29,7 +29,7 @@ public struct EntryEdit: Sendable, Equatable {
     }
 
     /// True when it changes nothing.
-    public var isEmpty: Bool { self == EntryEdit() }
+    package var isEmpty: Bool { self == EntryEdit() }
 }
 
 /// Who replaced a version of a page.
@@ -71,7 +71,7 @@ public struct PageVersion: Sendable, Equatable {
 // changes and keeps the version of the page it replaced.
 extension DiaryStore {
     /// Applies one edit to every entry given, in one transaction; returns the ids that changed.
-    public func edit(ids: [String], _ edit: EntryEdit) throws -> [String] {
+    package func edit(ids: [String], _ edit: EntryEdit) throws -> [String] {
         try write { db in
             var changed: [String] = []
             for id in ids where try apply(db, edit, to: id) { changed.append(id) }
@@ -82,7 +82,7 @@ extension DiaryStore {
     /// Removes the tags named for each page, in one transaction, without marking the pages
     /// as edited by hand; what was removed is kept on this device so `restoreTidiedTags`
     /// can put it back. Returns the ids that changed.
-    public func tidyTags(_ removals: [String: [String]]) throws -> [String] {
+    package func tidyTags(_ removals: [String: [String]]) throws -> [String] {
         try write { db in
             var kept = try tidiedTags(db)
             var changed: [String] = []
@@ -99,7 +99,7 @@ extension DiaryStore {
 
     /// Puts back every tag `tidyTags` removed on pages that still exist outside the trash,
     /// in one transaction; returns the ids that changed.
-    public func restoreTidiedTags() throws -> [String] {
+    package func restoreTidiedTags() throws -> [String] {
         try write { db in
             var changed: [String] = []
             for (id, tags) in try tidiedTags(db).sorted(by: { $0.key < $1.key }) {
@@ -187,7 +187,7 @@ extension DiaryStore {
     }
 
     /// Stars or unstars pages; returns the ids that changed.
-    public func setStarred(ids: [String], _ starred: Bool) throws -> [String] {
+    package func setStarred(ids: [String], _ starred: Bool) throws -> [String] {
         try write { db in
             var changed: [String] = []
             for id in ids {
@@ -200,7 +200,7 @@ extension DiaryStore {
     }
 
     /// Puts saved pages in the trash: hidden everywhere until taken out or purged.
-    public func trash(ids: [String]) throws -> [String] {
+    package func trash(ids: [String]) throws -> [String] {
         try write { db in
             var moved: [String] = []
             for id in ids {
@@ -220,7 +220,7 @@ extension DiaryStore {
     }
 
     /// Takes pages out of the trash; returns the ids that came back.
-    public func untrash(ids: [String]) throws -> [String] {
+    package func untrash(ids: [String]) throws -> [String] {
         try write { db in
             var restored: [String] = []
             for id in ids {
@@ -237,7 +237,7 @@ extension DiaryStore {
     }
 
     /// The id of the page in the trash whose id starts with `reference`.
-    public func resolveInTrash(reference: String) throws -> String {
+    package func resolveInTrash(reference: String) throws -> String {
         let prefix = reference.lowercased()
         let ids = try read { db in
             try String.fetchAll(db.cachedStatement(sql: """
@@ -255,7 +255,7 @@ extension DiaryStore {
     /// `before`. Each becomes a tombstone without its words (the deletion syncs and never
     /// comes back); returns the media files no live entry uses any more, for the caller to
     /// remove after the commit.
-    public func purge(ids: [String]? = nil, trashedBefore before: Date? = nil) throws -> (purged: [String], unusedMedia: [MediaItem]) {
+    package func purge(ids: [String]? = nil, trashedBefore before: Date? = nil) throws -> (purged: [String], unusedMedia: [MediaItem]) {
         try write { db in
             let candidates: [String]
             if let ids {
@@ -292,7 +292,7 @@ extension DiaryStore {
     }
 
     /// Moves a page just before or just after another in the person's own order.
-    public func move(id: String, relativeTo target: String, before: Bool) throws {
+    package func move(id: String, relativeTo target: String, before: Bool) throws {
         try write { db in
             try requireLiveEntry(db, id)
             try requireLiveEntry(db, target)
@@ -314,7 +314,7 @@ extension DiaryStore {
 
     /// Renames a tag on every page that has it (merging it into `newName` where that exists);
     /// returns how many pages changed.
-    public func renameTag(_ oldName: String, to newName: String) throws -> Int {
+    package func renameTag(_ oldName: String, to newName: String) throws -> Int {
         try write { db in
             guard oldName != newName,
                   let oldId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [oldName]) else { return 0 }
@@ -344,7 +344,7 @@ extension DiaryStore {
     }
 
     /// The earlier versions of a page, newest first.
-    public func history(entryId: String) throws -> [PageVersion] {
+    package func history(entryId: String) throws -> [PageVersion] {
         try read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM entry_version WHERE entry_id = ? ORDER BY replaced_at DESC, hlc DESC

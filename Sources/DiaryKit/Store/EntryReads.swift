@@ -3,7 +3,7 @@ import GRDB
 
 extension DiaryStore {
     /// The id of the one entry whose id starts with `reference` (a full id or a prefix).
-    public func resolve(reference: String) throws -> String {
+    package func resolve(reference: String) throws -> String {
         let prefix = reference.lowercased()
         guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
             throw StoreError.entryNotFound(reference)
@@ -21,7 +21,7 @@ extension DiaryStore {
     }
 
     /// The most recently touched entry in one of `statuses`.
-    public func latestEntry(in statuses: [EntryStatus]) throws -> String? {
+    package func latestEntry(in statuses: [EntryStatus]) throws -> String? {
         let marks = Array(repeating: "?", count: statuses.count).joined(separator: ",")
         return try read { db in
             try String.fetchOne(db.cachedStatement(sql: """
@@ -61,7 +61,7 @@ extension DiaryStore {
     }
 
     /// Every tag in use, most recently used first, then most used.
-    public func tagUses() throws -> [TagUse] {
+    package func tagUses() throws -> [TagUse] {
         try read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT name, entry_count, last_used_at FROM tag WHERE deleted_at IS NULL AND entry_count > 0
@@ -73,22 +73,22 @@ extension DiaryStore {
     }
 
     /// A stored setting.
-    public func setting(_ key: String) throws -> String? {
+    package func setting(_ key: String) throws -> String? {
         try read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = ?"), arguments: [key]) }
     }
 
     /// A setting of this device only (consent, one-time notices); never synced.
-    public func deviceSetting(_ key: String) throws -> String? {
+    package func deviceSetting(_ key: String) throws -> String? {
         try read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"), arguments: [key]) }
     }
 
     /// How many changes wait in the outbox.
-    public func pendingChangeCount() throws -> Int {
+    package func pendingChangeCount() throws -> Int {
         try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM outbox")) ?? 0 }
     }
 
     /// How many pages were written on a local day.
-    public func pagesWritten(on day: String) throws -> Int { try usage(on: day, kind: UsageKind.page) }
+    package func pagesWritten(on day: String) throws -> Int { try usage(on: day, kind: UsageKind.page) }
 
     /// How much of something counted per day (`UsageKind`) was used on `day` (YYYY-MM-DD).
     public func usage(on day: String, kind: String) throws -> Int {
@@ -96,14 +96,14 @@ extension DiaryStore {
     }
 
     /// True when some live entry still points at this media file.
-    public func isMediaReferenced(sha256: String) throws -> Bool {
+    package func isMediaReferenced(sha256: String) throws -> Bool {
         try read { db in
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE sha256 = ? AND deleted_at IS NULL LIMIT 1"), arguments: [sha256]) == true
         }
     }
 
     /// The media files and thumbnails some live media row uses (a page in the trash still does).
-    public func filesInUse() throws -> (media: Set<String>, thumbnails: Set<String>) {
+    package func filesInUse() throws -> (media: Set<String>, thumbnails: Set<String>) {
         try read { db in
             (Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT sha256 FROM media WHERE deleted_at IS NULL"))),
              Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT thumbnail FROM media WHERE deleted_at IS NULL AND thumbnail IS NOT NULL"))))

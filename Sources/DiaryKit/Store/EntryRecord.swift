@@ -22,13 +22,13 @@ public struct RowClock: Sendable, Equatable {
 /// on one device then never undoes an edit of the words made on another, or the other way
 /// round. A part without a clock of its own dates from the entry's clock (content) or
 /// from before it was ever set (the others).
-public struct FieldClocks: Sendable, Equatable {
-    public var content: String?
-    public var star: String?
-    public var trash: String?
-    public var order: String?
+package struct FieldClocks: Sendable, Equatable {
+    package var content: String?
+    package var star: String?
+    package var trash: String?
+    package var order: String?
 
-    public init(content: String? = nil, star: String? = nil, trash: String? = nil, order: String? = nil) {
+    package init(content: String? = nil, star: String? = nil, trash: String? = nil, order: String? = nil) {
         self.content = content
         self.star = star
         self.trash = trash
@@ -36,11 +36,11 @@ public struct FieldClocks: Sendable, Equatable {
     }
 
     /// The parts, each with its name in records.
-    public enum Part: String, CaseIterable, Sendable {
+    package enum Part: String, CaseIterable, Sendable {
         case content, star, trash, order
     }
 
-    public subscript(part: Part) -> String? {
+    package subscript(part: Part) -> String? {
         get {
             switch part {
             case .content: return content
@@ -62,7 +62,7 @@ public struct FieldClocks: Sendable, Equatable {
 
 /// Everything stored about one entry, row by row and clock by clock: what a backup carries
 /// and what a restore or an import merges back.
-public struct EntryRecord: Sendable, Equatable {
+package struct EntryRecord: Sendable, Equatable {
     /// One media row of the entry.
     public struct Media: Sendable, Equatable {
         public var id: String
@@ -94,16 +94,16 @@ public struct EntryRecord: Sendable, Equatable {
     }
 
     /// One tag on the entry, by name (tag ids differ between devices).
-    public struct TagLink: Sendable, Equatable {
-        public var name: String
-        public var position: Int
-        public var createdAt: Date
-        public var clock: RowClock
+    package struct TagLink: Sendable, Equatable {
+        package var name: String
+        package var position: Int
+        package var createdAt: Date
+        package var clock: RowClock
         /// The tag as it was written where that differs from its name (`Pizza` for `pizza`):
         /// an import keeps it so that an export writes the tag back the same way.
-        public var label: String?
+        package var label: String?
 
-        public init(name: String, position: Int, createdAt: Date, clock: RowClock, label: String? = nil) {
+        package init(name: String, position: Int, createdAt: Date, clock: RowClock, label: String? = nil) {
             self.name = name
             self.position = position
             self.createdAt = createdAt
@@ -112,44 +112,44 @@ public struct EntryRecord: Sendable, Equatable {
         }
     }
 
-    public var id: String
-    public var clock: RowClock
-    public var status: EntryStatus
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var occurredAt: Date
-    public var timeZone: String
-    public var note: String?
-    public var transcript: String?
-    public var analysis: String?
-    public var analysisProvider: String?
-    public var context: EntryContext
-    public var persona: String
-    public var provider: String?
-    public var title: String?
-    public var summary: String?
-    public var summarizedAt: Date?
-    public var lastError: String?
-    public var digest: String?
-    public var digestThrough: String?
+    package var id: String
+    package var clock: RowClock
+    package var status: EntryStatus
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var occurredAt: Date
+    package var timeZone: String
+    package var note: String?
+    package var transcript: String?
+    package var analysis: String?
+    package var analysisProvider: String?
+    package var context: EntryContext
+    package var persona: String
+    package var provider: String?
+    package var title: String?
+    package var summary: String?
+    package var summarizedAt: Date?
+    package var lastError: String?
+    package var digest: String?
+    package var digestThrough: String?
     /// When the person last changed the page by hand (the companion then asks before rewriting it).
-    public var editedAt: Date?
-    public var starred: Bool
+    package var editedAt: Date?
+    package var starred: Bool
     /// When the page went to the trash; nil when it is not there.
-    public var trashedAt: Date?
+    package var trashedAt: Date?
     /// Its place in the person's own order (`OrderKey`); nil until they move it.
-    public var orderKey: String?
-    public var fieldClocks: FieldClocks
+    package var orderKey: String?
+    package var fieldClocks: FieldClocks
     /// The journal it came from, when an import brought it from one of several (Day One's
     /// `Travel.json`); nil for the diary's own pages.
-    public var journal: String?
+    package var journal: String?
     /// Set on a reflection page: its days and the pages it cites.
-    public var reflection: Reflection?
-    public var media: [Media]
-    public var lines: [Line]
-    public var tagLinks: [TagLink]
+    package var reflection: Reflection?
+    package var media: [Media]
+    package var lines: [Line]
+    package var tagLinks: [TagLink]
 
-    public init(id: String, clock: RowClock, status: EntryStatus, createdAt: Date, updatedAt: Date, occurredAt: Date,
+    package init(id: String, clock: RowClock, status: EntryStatus, createdAt: Date, updatedAt: Date, occurredAt: Date,
                 timeZone: String, note: String? = nil, transcript: String? = nil, analysis: String? = nil,
                 analysisProvider: String? = nil, context: EntryContext = EntryContext(), persona: String,
                 provider: String? = nil, title: String? = nil, summary: String? = nil, summarizedAt: Date? = nil,
@@ -190,18 +190,18 @@ public struct EntryRecord: Sendable, Equatable {
     }
 
     /// The zone the entry was written in.
-    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
+    package var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")! }
     /// The names of the tags it has now, in order.
-    public var tags: [String] { liveTagLinks.map(\.name) }
+    package var tags: [String] { liveTagLinks.map(\.name) }
     /// The same tags as they were written (`Pizza`), for exports to other diaries.
-    public var writtenTags: [String] { liveTagLinks.map { $0.label ?? $0.name } }
+    package var writtenTags: [String] { liveTagLinks.map { $0.label ?? $0.name } }
     private var liveTagLinks: [TagLink] { tagLinks.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its media that are not deleted, in order.
-    public var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
+    package var liveMedia: [Media] { media.filter { $0.clock.deletedAt == nil }.sorted { $0.position < $1.position } }
     /// Its messages that are not deleted, oldest first.
-    public var liveMessages: [Message] { lines.filter { $0.clock.deletedAt == nil }.map(\.message) }
+    package var liveMessages: [Message] { lines.filter { $0.clock.deletedAt == nil }.map(\.message) }
     /// A tombstone, or a page in the trash: left out of every listing and export.
-    public var isHidden: Bool { clock.deletedAt != nil || trashedAt != nil }
+    package var isHidden: Bool { clock.deletedAt != nil || trashedAt != nil }
 
     /// The clock a part last changed at (content falls back to the entry's own clock).
     func clock(of part: FieldClocks.Part) -> HybridTimestamp {
@@ -324,16 +324,16 @@ public struct DiaryExtras: Sendable, Equatable {
 }
 
 /// What a merge did.
-public struct MergeReport: Sendable, Equatable {
-    public var added = 0
-    public var updated = 0
-    public var unchanged = 0
-    public var conflictsKept = 0
-    public var messagesAdded = 0
-    public var settingsChanged = 0
+package struct MergeReport: Sendable, Equatable {
+    package var added = 0
+    package var updated = 0
+    package var unchanged = 0
+    package var conflictsKept = 0
+    package var messagesAdded = 0
+    package var settingsChanged = 0
     /// Media files the merged records stopped using (a page purged elsewhere), for the
     /// caller to remove after the commit.
-    public var unusedMedia: [MediaItem] = []
+    package var unusedMedia: [MediaItem] = []
 
-    public init() {}
+    package init() {}
 }

@@ -33,7 +33,7 @@ extension DiaryStore {
     }
 
     /// Stores a reflection as a saved page of its own, in one transaction; returns its id.
-    public func saveReflection(_ reflection: Reflection, title: String, summary: String, tags: [String], occurredAt: Date,
+    package func saveReflection(_ reflection: Reflection, title: String, summary: String, tags: [String], occurredAt: Date,
                                timeZone: TimeZone, persona: String, provider: String) throws -> String {
         let id = UUIDv7.make()
         try write { db in
@@ -56,13 +56,13 @@ extension DiaryStore {
 
     /// Appends one message (messages are never edited); a draft becomes `chatting`.
     @discardableResult
-    public func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?) throws -> Message {
+    package func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?) throws -> Message {
         try appendMessage(entryId: entryId, author: author, text: text, persona: persona, provider: provider, onlyFirst: false)!
     }
 
     /// Appends the companion's opening words unless it has already spoken: two processes
     /// opening the same talk at once leave one greeting. Nil when it had.
-    public func appendOpening(entryId: String, text: String, persona: String, provider: String) throws -> Message? {
+    package func appendOpening(entryId: String, text: String, persona: String, provider: String) throws -> Message? {
         try appendMessage(entryId: entryId, author: .companion, text: text, persona: persona, provider: provider, onlyFirst: true)
     }
 
@@ -89,7 +89,7 @@ extension DiaryStore {
     }
 
     /// Records what the companion saw in the media (D-004).
-    public func setAnalysis(entryId: String, text: String, provider: String) throws {
+    package func setAnalysis(entryId: String, text: String, provider: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -99,7 +99,7 @@ extension DiaryStore {
     }
 
     /// Records the moment's place and weather (D-012).
-    public func setContext(entryId: String, context: EntryContext) throws {
+    package func setContext(entryId: String, context: EntryContext) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -109,7 +109,7 @@ extension DiaryStore {
     }
 
     /// Records what a voice memo said (F-011).
-    public func setTranscript(entryId: String, text: String) throws {
+    package func setTranscript(entryId: String, text: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -119,7 +119,7 @@ extension DiaryStore {
     }
 
     /// Records the running summary of a long talk, up to and including message `through`.
-    public func setDigest(entryId: String, text: String, through: String) throws {
+    package func setDigest(entryId: String, text: String, through: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -145,14 +145,14 @@ extension DiaryStore {
     }
 
     /// Stores a setting of this device only (consent, one-time notices); never synced.
-    public func setDeviceSetting(_ key: String, _ value: String) throws {
+    package func setDeviceSetting(_ key: String, _ value: String) throws {
         try write { db in
             try db.cachedStatement(sql: "INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").execute(arguments: [key, value])
         }
     }
 
     /// Records the companion in force for what comes next.
-    public func setPersona(entryId: String, persona: String) throws {
+    package func setPersona(entryId: String, persona: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -161,7 +161,7 @@ extension DiaryStore {
     }
 
     /// Writes the page and its tags, marks the entry `saved` and counts the day's page.
-    public func savePage(entryId: String, title: String, summary: String, tags: [String],
+    package func savePage(entryId: String, title: String, summary: String, tags: [String],
                          persona: String, provider: String, usageDay: String) throws {
         try write { db in
             let hlc = try tick(db)
@@ -180,7 +180,7 @@ extension DiaryStore {
     }
 
     /// Adds to what was used on `day` (tokens a remote companion's answers cost).
-    public func addUsage(on day: String, kind: String, count: Int) throws {
+    package func addUsage(on day: String, kind: String, count: Int) throws {
         try write { db in try Self.addUsage(db, on: day, kind: kind, count: count) }
     }
 
@@ -192,7 +192,7 @@ extension DiaryStore {
     }
 
     /// Records why the companion could not answer; the person's message stays stored.
-    public func recordError(entryId: String, error: String) throws {
+    package func recordError(entryId: String, error: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -201,7 +201,7 @@ extension DiaryStore {
     }
 
     /// Keeps the chat and marks the page as still to be written (F-005's failure path).
-    public func markSummaryFailed(entryId: String, error: String) throws {
+    package func markSummaryFailed(entryId: String, error: String) throws {
         try write { db in
             let hlc = try tick(db)
             try requireEntry(db, entryId)
@@ -214,7 +214,7 @@ extension DiaryStore {
     ///
     /// An entry that never left this device is removed outright (no garbage, F-010);
     /// one that was synced becomes a tombstone so the deletion syncs too.
-    public func discard(entryId: String) throws -> [MediaItem] {
+    package func discard(entryId: String) throws -> [MediaItem] {
         try write { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT moment_key, status, user_id FROM entry WHERE id = ? AND deleted_at IS NULL"),
                                              arguments: [entryId]) else {
@@ -248,7 +248,7 @@ extension DiaryStore {
     }
 
     /// Stores a setting (persona, language, …); settings sync like everything else.
-    public func setSetting(_ key: String, _ value: String) throws {
+    package func setSetting(_ key: String, _ value: String) throws {
         try write { db in
             let hlc = try tick(db)
             try db.cachedStatement(sql: """

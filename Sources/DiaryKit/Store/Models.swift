@@ -259,11 +259,11 @@ public struct DayCount: Sendable, Equatable {
 }
 
 /// What the `usage` table counts per day.
-public enum UsageKind {
+package enum UsageKind {
     /// Pages the companion wrote (`[limits] pages_per_day`).
-    public static let page = "page"
+    package static let page = "page"
     /// Tokens the online companions' answers cost (`[limits] tokens_per_day`).
-    public static let tokens = "tokens"
+    package static let tokens = "tokens"
 }
 
 /// What a reflection page looks back on: a period of days and the pages it draws on.
@@ -321,7 +321,7 @@ package enum OutboxOperation: String, Sendable {
 }
 
 /// Where the records of a merge came from, as a kept conflict records it.
-public enum MergeSource: String, Sendable {
+package enum MergeSource: String, Sendable {
     case sync
     case `import`
     case restore

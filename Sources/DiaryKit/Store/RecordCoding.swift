@@ -12,7 +12,7 @@ public struct RecordDecodingError: Error, Equatable, Sendable {
 // person reading entries.jsonl sees their own clock.
 extension EntryRecord {
     /// The record as one `entries.jsonl` line.
-    public var json: JSON {
+    package var json: JSON {
         let zone = self.zone
         func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null }
         func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
@@ -90,7 +90,7 @@ extension EntryRecord {
     }
 
     /// Reads an `entries.jsonl` line back; the error names the first field that is wrong.
-    public init(json: JSON) throws(RecordDecodingError) {
+    package init(json: JSON) throws(RecordDecodingError) {
         let reader = RecordReader(json, path: "")
         guard reader.optionalString("kind") == "entry" else { throw RecordDecodingError(field: "kind") }
         let id = try reader.identifier("id")
@@ -148,7 +148,7 @@ extension EntryRecord {
 
 extension DiaryExtras {
     /// The lines of a backup's `diary.jsonl`: tags, settings, device settings, usage, conflicts.
-    public var jsonLines: [JSON] {
+    package var jsonLines: [JSON] {
         let utc = TimeZone(identifier: "UTC")!
         func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null }
         func clockPairs(_ clock: RowClock) -> [(String, JSON)] {

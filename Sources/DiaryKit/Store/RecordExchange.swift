@@ -7,7 +7,7 @@ import GRDB
 // records twice changes nothing.
 extension DiaryStore {
     /// The ids of every entry, oldest moment first; tombstones and pages in the trash too when asked.
-    public func entryIds(includingDeleted: Bool) throws -> [String] {
+    package func entryIds(includingDeleted: Bool) throws -> [String] {
         try read { db in
             try String.fetchAll(db.cachedStatement(sql: """
                 SELECT id FROM entry \(includingDeleted ? "" : "WHERE deleted_at IS NULL AND trashed_at IS NULL") ORDER BY moment_key
@@ -16,7 +16,7 @@ extension DiaryStore {
     }
 
     /// The full records of these entries (unknown ids are skipped), in the order given.
-    public func entryRecords(ids: [String]) throws -> [EntryRecord] {
+    package func entryRecords(ids: [String]) throws -> [EntryRecord] {
         try read { db in try ids.compactMap { try Self.record(db, id: $0) } }
     }
 
@@ -50,7 +50,7 @@ extension DiaryStore {
     }
 
     /// The versions that lost a merge, newest first.
-    public func conflicts() throws -> [ConflictRecord] { try read { db in try Self.conflicts(db).reversed() } }
+    package func conflicts() throws -> [ConflictRecord] { try read { db in try Self.conflicts(db).reversed() } }
 
     private static func conflicts(_ db: Database) throws -> [ConflictRecord] {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM conflict ORDER BY kept_at, id")).map { row in
@@ -62,7 +62,7 @@ extension DiaryStore {
 
     /// Merges records into the diary in one transaction (all or nothing); `source` names
     /// where they came from in the conflicts kept.
-    public func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: MergeSource) throws -> MergeReport {
+    package func merge(_ records: [EntryRecord], extras: DiaryExtras? = nil, source: MergeSource) throws -> MergeReport {
         let batch = try MergeBatch(records)
         return try write { db in
             var merge = Merge(store: self, db: db, source: source, fromServer: false, userId: nil)
@@ -96,7 +96,7 @@ extension DiaryStore {
     }
 
     /// Records the thumbnail made for every media row showing these bytes.
-    public func setThumbnail(mediaSHA256: String, thumbnail: String) throws {
+    package func setThumbnail(mediaSHA256: String, thumbnail: String) throws {
         try write { db in
             try db.cachedStatement(sql: "UPDATE media SET thumbnail = ? WHERE sha256 = ? AND thumbnail IS NOT ?")
                 .execute(arguments: [thumbnail, mediaSHA256, thumbnail])

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the store could not do what was asked.
-public enum StoreError: Error, Equatable {
+package enum StoreError: Error, Equatable {
     /// The database was written by a newer version of this tool.
     case newerVersion
     /// The home folder could not be created.

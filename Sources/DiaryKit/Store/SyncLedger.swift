@@ -28,25 +28,25 @@ package struct MediaTransfer: Sendable, Equatable {
 }
 
 /// An outbox row the server refused for good, kept and shown.
-public struct DeadLetter: Sendable, Equatable {
-    public var table: String
-    public var rowId: String
-    public var error: String
-    public var failedAt: Date
+package struct DeadLetter: Sendable, Equatable {
+    package var table: String
+    package var rowId: String
+    package var error: String
+    package var failedAt: Date
 }
 
 /// What `diary-sync status` shows about this device's side of sync.
-public struct SyncLedgerState: Sendable {
-    public var pending: Int
-    public var deadLetters: [DeadLetter]
-    public var conflicts: Int
+package struct SyncLedgerState: Sendable {
+    package var pending: Int
+    package var deadLetters: [DeadLetter]
+    package var conflicts: Int
     /// Pulled records this build could not read, kept aside.
-    public var rejected: Int
-    public var mediaToSend: Int
-    public var mediaToFetch: Int
-    public var lastSyncAt: Date?
-    public var lastError: String?
-    public var cursor: Int64
+    package var rejected: Int
+    package var mediaToSend: Int
+    package var mediaToFetch: Int
+    package var lastSyncAt: Date?
+    package var lastError: String?
+    package var cursor: Int64
 }
 
 // The local half of sync: the outbox read as whole records, the server's answers written
@@ -267,7 +267,7 @@ extension DiaryStore {
     package static let serverPremiumKey = "server.premium"
 
     /// The outbox, dead letters, transfers and the last sync, for `status`.
-    public func syncLedgerState() throws -> SyncLedgerState {
+    package func syncLedgerState() throws -> SyncLedgerState {
         try read { db in
             let dead = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT table_name, row_id, last_error, dead_at FROM outbox WHERE dead_at IS NOT NULL ORDER BY seq

@@ -1,9 +1,9 @@
 /// Folds Traditional Chinese characters to their Simplified form, so that 開心 and 开心 are
 /// one word to search. The table comes from Unicode's Han database (see the generator).
-public enum ChineseFolding {
+package enum ChineseFolding {
     /// The folded form of one character (itself when it has none).
     @inline(__always)
-    public static func fold(_ scalar: UInt32) -> UInt32 {
+    package static func fold(_ scalar: UInt32) -> UInt32 {
         if scalar < 0x1_0000 {
             switch table.basic[Int(scalar)] {
             case 0: return scalar
@@ -15,7 +15,7 @@ public enum ChineseFolding {
     }
 
     /// The folded form of a text.
-    public static func fold(_ text: String) -> String {
+    package static func fold(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { out.append(Unicode.Scalar(fold(scalar.value)) ?? scalar) }
         return String(out)

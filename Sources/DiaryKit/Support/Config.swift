@@ -2,59 +2,59 @@ import Foundation
 import TOMLKit
 
 /// The settings read from `config.toml`; every field has a default.
-public struct Config: Sendable, Equatable {
+package struct Config: Sendable, Equatable {
     /// `lang = "en"`: the language people read.
-    public var language: String?
+    package var language: String?
     /// `persona = "warm"`: the companion in force when none was chosen in the diary.
-    public var persona: String?
+    package var persona: String?
     /// `[limits] photo_mb`: the largest photo taken in.
-    public var photoLimitBytes: Int64 = 50 * 1_000_000
+    package var photoLimitBytes: Int64 = 50 * 1_000_000
     /// `[limits] video_mb`: the largest video taken in.
-    public var videoLimitBytes: Int64 = 500 * 1_000_000
+    package var videoLimitBytes: Int64 = 500 * 1_000_000
     /// `[limits] audio_mb`: the largest voice memo taken in.
-    public var audioLimitBytes: Int64 = 25 * 1_000_000
+    package var audioLimitBytes: Int64 = 25 * 1_000_000
     /// `[limits] text_chars`: the longest note or chat line, in characters people see.
-    public var textLimit: Int = 500
+    package var textLimit: Int = 500
     /// `[limits] turns_per_entry`: companion replies one entry may get (nil: no limit).
-    public var turnsPerEntry: Int?
+    package var turnsPerEntry: Int?
     /// `[limits] pages_per_day`: pages the companion may write a day (nil: no limit).
-    public var pagesPerDay: Int?
+    package var pagesPerDay: Int?
     /// `[limits] tokens_per_day`: tokens the online companions may use a day (nil: no limit).
-    public var tokensPerDay: Int?
+    package var tokensPerDay: Int?
     /// `[companion]`: which provider speaks, the failover order, consent, timeouts.
-    public var companion = CompanionSettings()
+    package var companion = CompanionSettings()
     /// `[providers.NAME]`: the model endpoints a person has configured.
-    public var providers: [String: ProviderSettings] = [:]
+    package var providers: [String: ProviderSettings] = [:]
     /// `[weather]`: where weather for the moment comes from.
-    public var weather = WeatherSettings()
+    package var weather = WeatherSettings()
     /// `[trash] keep_days`: how long a deleted page can be brought back before it is purged.
-    public var trashKeepDays: Int = 30
+    package var trashKeepDays: Int = 30
     /// `[memory] scope`: which earlier pages go with a talk: `off`, `titles` or `pages`.
-    public var memoryScope = "pages"
+    package var memoryScope = "pages"
     /// `[memory] embeddings`: the `[providers.NAME]` whose `/embeddings` make pages recallable
     /// by meaning (nil: by words only).
-    public var memoryEmbeddings: String?
+    package var memoryEmbeddings: String?
 
-    public init() {}
+    package init() {}
 
     /// The provider that makes meaning vectors and the model it uses, when one is configured
     /// and has a `[providers.NAME]` table. With `[memory] scope = "titles"` no page text may
     /// leave the machine, so only an embedder on this machine counts; with `"off"`, none.
-    public var embeddings: (provider: ProviderSettings, model: String)? {
+    package var embeddings: (provider: ProviderSettings, model: String)? {
         guard memoryScope != "off", let name = memoryEmbeddings, let provider = providers[name],
               memoryScope != "titles" || provider.isOnThisMachine else { return nil }
         return (provider, provider.embeddingModel ?? provider.model)
     }
 
     /// Reads the file; a missing file gives the defaults.
-    public static func load(from file: URL) throws(ConfigError) -> Config {
+    package static func load(from file: URL) throws(ConfigError) -> Config {
         guard let data = FileManager.default.contents(atPath: file.path) else { return Config() }
         guard let text = String(data: data, encoding: .utf8) else { throw .invalid(file.path + ": not UTF-8") }
         return try parse(text, origin: file.path)
     }
 
     /// Parses TOML text.
-    public static func parse(_ text: String, origin: String = "config.toml") throws(ConfigError) -> Config {
+    package static func parse(_ text: String, origin: String = "config.toml") throws(ConfigError) -> Config {
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch {
             throw .invalid("\(origin): \(error)")
@@ -107,17 +107,17 @@ public struct Config: Sendable, Equatable {
 }
 
 /// `[companion]`: the provider in use and what happens when it fails.
-public struct CompanionSettings: Sendable, Equatable {
+package struct CompanionSettings: Sendable, Equatable {
     /// The provider in use (a `[providers.NAME]` table, or `offline`).
-    public var provider: String?
+    package var provider: String?
     /// Who answers, in order, when the one before fails; `offline` ends it by default.
-    public var failover: [String]?
+    package var failover: [String]?
     /// The person agreed in the config file to send content to remote providers.
-    public var consent = false
+    package var consent = false
     /// How long one request may take, in seconds.
-    public var timeoutSeconds: Double = 60
+    package var timeoutSeconds: Double = 60
     /// How often a failed request (429, 5xx, timeout, dropped connection) is tried again.
-    public var retries = 2
+    package var retries = 2
 }
 
 /// `[providers.NAME]`: one OpenAI-compatible endpoint.
@@ -170,17 +170,17 @@ public struct ProviderSettings: Sendable, Equatable {
 }
 
 /// `[weather]`: an Open-Meteo-compatible service.
-public struct WeatherSettings: Sendable, Equatable {
+package struct WeatherSettings: Sendable, Equatable {
     /// nil: on whenever a remote companion is in use (the place is already being shared).
-    public var enabled: Bool?
+    package var enabled: Bool?
     /// Forecast API root (recent days).
-    public var baseURL = "https://api.open-meteo.com/v1"
+    package var baseURL = "https://api.open-meteo.com/v1"
     /// Historical API root (older photos).
-    public var archiveURL = "https://archive-api.open-meteo.com/v1"
+    package var archiveURL = "https://archive-api.open-meteo.com/v1"
 }
 
 /// A configuration file that cannot be used.
-public enum ConfigError: Error, Equatable {
+package enum ConfigError: Error, Equatable {
     case invalid(String)
 }
 

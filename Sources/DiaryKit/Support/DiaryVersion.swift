@@ -1,4 +1,4 @@
 /// The version of the toolkit, as `--version` prints it and requests announce it.
-public enum DiaryVersion {
-    public static let current = "0.2.0"
+package enum DiaryVersion {
+    package static let current = "0.2.0"
 }

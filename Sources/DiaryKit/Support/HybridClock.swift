@@ -1,19 +1,19 @@
 import Foundation
 
 /// A hybrid logical clock reading, `wallms.counter.device`, that sorts as text.
-public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConvertible {
-    public let wallMillis: Int64
-    public let counter: Int
-    public let device: String
+package struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConvertible {
+    package let wallMillis: Int64
+    package let counter: Int
+    package let device: String
 
-    public init(wallMillis: Int64, counter: Int, device: String) {
+    package init(wallMillis: Int64, counter: Int, device: String) {
         self.wallMillis = wallMillis
         self.counter = counter
         self.device = device
     }
 
     /// Parses the text form; nil when malformed.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         // Every pulled row carries a clock: read the usual form by its bytes, anything else
         // the general way.
         if let quick = Self.digitsDotDigitsDotRest(text) {
@@ -46,7 +46,7 @@ public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConv
     }
 
     // Fixed widths keep text order equal to clock order, so SQL can compare them as strings.
-    public var description: String {
+    package var description: String {
         func padded(_ value: Int64, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -55,7 +55,7 @@ public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConv
     }
 
     /// The next reading after `last`, never behind the wall clock nor behind `last`.
-    public static func next(after last: HybridTimestamp?, now: Date, device: String) -> HybridTimestamp {
+    package static func next(after last: HybridTimestamp?, now: Date, device: String) -> HybridTimestamp {
         let wall = Int64(now.timeIntervalSince1970 * 1000)
         guard let last, last.wallMillis >= wall else {
             return HybridTimestamp(wallMillis: wall, counter: 0, device: device)
@@ -63,7 +63,7 @@ public struct HybridTimestamp: Sendable, Equatable, Comparable, CustomStringConv
         return HybridTimestamp(wallMillis: last.wallMillis, counter: last.counter + 1, device: device)
     }
 
-    public static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
+    package static func < (lhs: HybridTimestamp, rhs: HybridTimestamp) -> Bool {
         (lhs.wallMillis, lhs.counter, lhs.device) < (rhs.wallMillis, rhs.counter, rhs.device)
     }
 }

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The one spelling a tag is stored under, and the spelling it was written in.
-public enum TagName {
+package enum TagName {
     /// Folds width (NFKC), trims space and a leading `#`, collapses inner space, lowercases
     /// Latin letters; nil when nothing is left.
-    public static func normalize(_ raw: String) -> String? {
+    package static func normalize(_ raw: String) -> String? {
         tidied(raw).map(folded)
     }
 
     /// The tag as written (`Pizza`, `New York`), tidied the same way but keeping its case;
     /// nil when that is just its name, as it nearly always is.
-    public static func label(_ raw: String) -> String? {
+    package static func label(_ raw: String) -> String? {
         guard let written = tidied(raw) else { return nil }
         let label = String(written.prefix(32))
         return label == folded(written) ? nil : label

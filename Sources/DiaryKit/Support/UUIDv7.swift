@@ -1,9 +1,9 @@
 import Foundation
 
 /// Time-ordered identifiers (RFC 9562 UUIDv7), lowercase, made on the device.
-public enum UUIDv7 {
+package enum UUIDv7 {
     /// A new UUIDv7 for the given moment.
-    public static func make(at date: Date = Date()) -> String {
+    package static func make(at date: Date = Date()) -> String {
         let millis = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<6 { bytes[i] = UInt8((millis >> (8 * (5 - UInt64(i)))) & 0xff) }
@@ -27,7 +27,7 @@ public enum UUIDv7 {
     }
 
     /// True for a string shaped like a lowercase UUID.
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         let pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
         return text.wholeMatch(of: pattern) != nil
     }

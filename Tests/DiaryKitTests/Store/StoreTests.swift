@@ -6,6 +6,21 @@ import Testing
 @testable import DiaryTestSupport
 
 @Suite struct StoreTests {
+    @Test func migrationsRunInVersionOrderUnderTheNamesEveryDiaryHasRecorded() throws {
+        // GRDB records each migration by name in every diary; a renamed file would run again.
+        #expect(Schema.migrator.migrations == [
+            "v1-entries-messages-tags-outbox", "v2-voice-memos-chat-digest-device-settings", "v3-moment-order-bigram-search",
+            "v4-conflicts-thumbnails", "v5-sync-tag-removals-dead-letters-media-transfers", "v6-one-context-shape",
+            "v7-star-trash-order-history", "v8-pulled-rejects", "v9-searchable-place-names", "v10-file-attachments",
+            "v11-journals-tag-spellings-media-anchors", "v12-live-entry-days-by-id", "v13-reflections", "v14-tag-day-counts",
+            "v15-page-vectors",
+        ])
+        #expect(Schema.migrationIdentifier("v03-moment-order-bigram-search.sql") == "v3-moment-order-bigram-search")
+        let diary = try TestDiary()
+        let applied = try diary.store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied == Schema.migrator.migrations)
+    }
+
     @Test func opensInWALWithTheSchemaAndADeviceId() throws {
         let diary = try TestDiary()
         let mode = try diary.store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
