@@ -313,6 +313,6 @@ package enum ServerSchema {
                               ("created_at", .time)] + clock
         static let tagLink: [Field] = [("position", .count), ("created_at", .time), ("label", .text)] + clock
         /// The parts of an entry with a clock of their own in `field_clocks`.
-        static let clockParts = ["content", "star", "trash", "order"]
+        static let clockParts = FieldClocks.Part.allCases.map(\.rawValue)
     }
 }
