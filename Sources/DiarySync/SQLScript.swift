@@ -4,8 +4,8 @@ import Foundation
 
 /// Splits a SQL script into statements for a driver that runs one at a time: semicolons
 /// inside quotes, quoted names, dollar-quoted bodies and comments do not end a statement.
-enum SQLScript {
-    static func statements(_ script: String) -> [String] {
+package enum SQLScript {
+    package static func statements(_ script: String) -> [String] {
         let text = Array(script.unicodeScalars)
         var statements: [String] = []
         var current = String.UnicodeScalarView()

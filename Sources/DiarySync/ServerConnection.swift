@@ -8,7 +8,7 @@ import PostgresNIO
 
 /// One connection to the sync server, and the only place that speaks its wire protocol.
 /// Every failure comes out as a `SyncError`; raw server messages are never shown.
-final class ServerConnection: Sendable {
+package final class ServerConnection: Sendable {
     private let connection: PostgresConnection
     // Nothing is logged: a log line could carry a query, and queries carry a person's diary.
     static let logger = Logger(label: "diary-sync", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -44,7 +44,7 @@ final class ServerConnection: Sendable {
     }
 
     /// Connects, runs `body`, and closes the connection whatever happened.
-    static func with<T: Sendable>(_ address: ServerAddress, password: String?,
+    package static func with<T: Sendable>(_ address: ServerAddress, password: String?,
                                   _ body: (ServerConnection) async throws -> T) async throws -> T {
         let server = try await open(address, password: password)
         do {
@@ -60,7 +60,7 @@ final class ServerConnection: Sendable {
     /// Runs one statement of a trusted script (the project's own SQL, never input); the
     /// first column of its first row, if any.
     @discardableResult
-    func run(script statement: String) async throws -> String? {
+    package func run(script statement: String) async throws -> String? {
         try await text(PostgresQuery(unsafeSQL: statement))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import DiaryKit
+import DiaryKit
 
 /// Runs a program and returns its exit status and standard output.
 @discardableResult

@@ -1,5 +1,5 @@
 import Foundation
-@testable import DiaryKit
+import DiaryKit
 
 /// The sentences among `phrases` that break the rules for words people read: each has a
 /// zh-Hant and an English form, the two differ, and neither says "AI".

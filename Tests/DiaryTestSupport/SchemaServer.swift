@@ -1,7 +1,7 @@
 import Foundation
-@testable import DiaryKit
-@testable import DiarySync
-@testable import SyncSession
+import DiaryKit
+import DiarySync
+import SyncSession
 
 // MARK: - The cluster, through psql
 

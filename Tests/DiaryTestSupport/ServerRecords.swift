@@ -1,5 +1,5 @@
 import Foundation
-@testable import DiaryKit
+import DiaryKit
 
 // MARK: - Records, built by hand in the archive's shape
 

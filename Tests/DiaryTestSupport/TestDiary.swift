@@ -1,5 +1,5 @@
 import Foundation
-@testable import DiaryKit
+import DiaryKit
 
 /// A real diary in a fresh temp folder (a real SQLite file in WAL mode).
 final class TestDiary {

@@ -1,7 +1,7 @@
 import Crypto
-@testable import DiaryKit
-@testable import DiarySync
-@testable import SyncSession
+import DiaryKit
+import DiarySync
+import SyncSession
 import Foundation
 
 /// True when the test script started a Postgres cluster (`DIARY_TEST_PG_URL`).
@@ -79,10 +79,8 @@ final class TestDevice {
 
     @discardableResult
     func sync(_ steps: SyncEngine.Steps = .all) async throws -> SyncReport {
-        let engine = SyncEngine(store: store, userId: person.userId)
-        return try await ServerConnection.with(person.address, password: person.password) { server in
-            try await engine.run(server, steps: steps)
-        }
+        let credentials = Credentials(address: person.address, password: person.password, userId: person.userId, consentVersion: 1)
+        return try await SyncEngine(store: store, userId: person.userId).run(credentials, steps: steps)
     }
 
     /// Every entry, tombstones included, as archive JSON lines sorted by id: what two

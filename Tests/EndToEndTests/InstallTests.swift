@@ -116,6 +116,16 @@ struct InstallTests {
         let left = try Shell.run("find \(Shell.quote(prefix.path)) -type f")
         #expect(left.stdout.isEmpty, "left behind: \(left.stdout)")
     }
+
+    @Test("every plain target builds in release, as install.sh builds them: no @testable import outside test targets")
+    func plainTargetsNeedNoTestability() throws {
+        // install.sh and the benchmarks build every target with -c release, where @testable
+        // does not compile; the test support and the stand-ins are plain targets too.
+        let folders = ["Sources", "Tests/DiaryTestSupport", "Tests/FakeServers"]
+            .map { Shell.quote(DocumentationTests.repository.appendingPathComponent($0).path) }.joined(separator: " ")
+        let found = try Shell.run("grep -rln '^@testable import' \(folders) || true")
+        #expect(found.status == 0 && found.stdout.isEmpty, "@testable import in a plain target: \(found.stdout)")
+    }
 }
 
 /// `bash -c` for the tools the tests drive (nm, readelf, groff, man, the install script).
