@@ -81,7 +81,12 @@ package enum ServerSchema {
         }
 
         /// True when absent or null is fine.
-        var isOptional: Bool { self == .text || rawValue.hasSuffix("?") }
+        var isOptional: Bool {
+            switch self {
+            case .string, .time, .id, .count, .digest, .hlc: false
+            case .text, .optionalTime, .optionalCount, .optionalFinite, .optionalBool, .optionalDigest, .optionalHLC: true
+            }
+        }
     }
 
     /// A value's kind as the checks know it.

@@ -72,7 +72,7 @@ package struct SyncEngine: Sendable {
             if steps.contains(.pull) { try await fetchMedia(server, into: &report) }
             try store.recordSyncOutcome(error: report.mediaOverQuota > 0 ? "media space used up" : nil)
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: error.report.note)
+            try? store.recordSyncOutcome(error: error.statusNote)
             throw error
         }
         return report
@@ -86,7 +86,7 @@ package struct SyncEngine: Sendable {
                 try await run(server, steps: steps)
             }
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: error.report.note)
+            try? store.recordSyncOutcome(error: error.statusNote)
             throw error
         }
     }
@@ -121,7 +121,7 @@ package struct SyncEngine: Sendable {
         do {
             reply = try await answer.value
         } catch let error as SyncError {
-            if error != .permissionDenied { try postpone(changes, error: error.report.note) }
+            if error != .permissionDenied { try postpone(changes, error: error.statusNote) }
             throw error
         }
         await FaultPoint.pause("after-push")

@@ -223,30 +223,41 @@ extension SyncError: ReportableError {
     package var phrase: Phrase { report.phrase }
     package var exitStatus: Int32 { report.status }
 
-    /// What each case tells the person, the status it exits with, and the short note
-    /// `diary-sync status` keeps as the last error: decided together, in one place.
-    package var report: (phrase: Phrase, status: Int32, note: String) {
+    /// The short note `diary-sync status` keeps as the last error (never shown as a sentence).
+    package var statusNote: String {
         switch self {
-        case .notLoggedIn: return (.syncNeedsLogin, ExitStatus.permission, "\(self)")
-        case .offline: return (.syncFailedKept, ExitStatus.tryAgain, "offline")
-        case .permissionDenied: return (.permissionDenied, ExitStatus.permission, "permission denied")
-        case let .serverState(state): return (.serverDataState, ExitStatus.tryAgain, "server state \(state)")
-        case .serverNotReady: return (.serverNotReady, ExitStatus.unavailable, "server not initialised")
-        case let .serverTooNew(version): return (.serverTooNew(version: version), ExitStatus.configuration, "\(self)")
-        case let .credentialsExposed(path): return (.credentialsExposed(path: path), ExitStatus.permission, "\(self)")
-        case let .badAddress(url): return (.badServerAddress(url: url), ExitStatus.usage, "\(self)")
-        case .passwordNeeded: return (.passwordNeeded, ExitStatus.usage, "\(self)")
-        case .consentDeclined: return (.consentRequired, ExitStatus.permission, "\(self)")
-        case .otherAccount: return (.otherAccount, ExitStatus.usage, "\(self)")
-        case let .badUserName(name): return (.badUserName(name: name), ExitStatus.usage, "\(self)")
-        case let .userExists(name): return (.userExists(name: name), ExitStatus.cannotCreate, "\(self)")
-        case .notConfirmed: return (.notConfirmed, ExitStatus.usage, "\(self)")
-        case .foreignAuth: return (.foreignAuth, ExitStatus.unavailable, "\(self)")
-        case let .mediaSpaceFull(waiting): return (.mediaSpaceFull(waiting: waiting), ExitStatus.unavailable, "\(self)")
-        case let .noSuchAccount(name): return (.noSuchAccount(name: name), ExitStatus.noInput, "\(self)")
-        case let .badSize(text): return (.badSize(text: text), ExitStatus.usage, "\(self)")
-        case .anonKeyNeeded: return (.anonKeyNeeded, ExitStatus.usage, "\(self)")
-        case .schemaNotExposed: return (.schemaNotExposed, ExitStatus.unavailable, "\(self)")
+        case .offline: return "offline"
+        case .permissionDenied: return "permission denied"
+        case .serverNotReady: return "server not initialised"
+        case let .auth(refusal): return "login: \(refusal)"
+        case let .serverState(state): return "server state \(state)"
+        default: return "\(self)"
+        }
+    }
+
+    /// What each case tells the person and the status it exits with, decided together.
+    private var report: (phrase: Phrase, status: Int32) {
+        switch self {
+        case .notLoggedIn: return (.syncNeedsLogin, ExitStatus.permission)
+        case .offline: return (.syncFailedKept, ExitStatus.tryAgain)
+        case .permissionDenied: return (.permissionDenied, ExitStatus.permission)
+        case .serverState: return (.serverDataState, ExitStatus.tryAgain)
+        case .serverNotReady: return (.serverNotReady, ExitStatus.unavailable)
+        case let .serverTooNew(version): return (.serverTooNew(version: version), ExitStatus.configuration)
+        case let .credentialsExposed(path): return (.credentialsExposed(path: path), ExitStatus.permission)
+        case let .badAddress(url): return (.badServerAddress(url: url), ExitStatus.usage)
+        case .passwordNeeded: return (.passwordNeeded, ExitStatus.usage)
+        case .consentDeclined: return (.consentRequired, ExitStatus.permission)
+        case .otherAccount: return (.otherAccount, ExitStatus.usage)
+        case let .badUserName(name): return (.badUserName(name: name), ExitStatus.usage)
+        case let .userExists(name): return (.userExists(name: name), ExitStatus.cannotCreate)
+        case .notConfirmed: return (.notConfirmed, ExitStatus.usage)
+        case .foreignAuth: return (.foreignAuth, ExitStatus.unavailable)
+        case let .mediaSpaceFull(waiting): return (.mediaSpaceFull(waiting: waiting), ExitStatus.unavailable)
+        case let .noSuchAccount(name): return (.noSuchAccount(name: name), ExitStatus.noInput)
+        case let .badSize(text): return (.badSize(text: text), ExitStatus.usage)
+        case .anonKeyNeeded: return (.anonKeyNeeded, ExitStatus.usage)
+        case .schemaNotExposed: return (.schemaNotExposed, ExitStatus.unavailable)
         case let .auth(refusal):
             let status: Int32
             switch refusal {
@@ -256,7 +267,7 @@ extension SyncError: ReportableError {
             case .unknownEmail: status = ExitStatus.noInput
             case .tooManyRequests: status = ExitStatus.tryAgain
             }
-            return (.authRefused(refusal), status, "login: \(refusal)")
+            return (.authRefused(refusal), status)
         }
     }
 }

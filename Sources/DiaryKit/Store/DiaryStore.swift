@@ -165,19 +165,27 @@ enum Schema {
         var migrator = DatabaseMigrator()
         for file in EmbeddedSQL.files {
             let identifier = migrationIdentifier(file.name)
-            migrator.registerMigration(identifier) { db in
-                let keyed = identifier == "v3-moment-order-bigram-search" ? try giveEntriesMomentKeys(db) : []
-                try db.execute(sql: file.text)
-                // v3 and v9 make the full-text index again: fill it.
-                for id in keyed { try DiaryStore.reindex(db, entryId: id) }
-                if identifier == "v9-searchable-place-names" {
-                    for id in try String.fetchAll(db, sql: "SELECT id FROM entry WHERE deleted_at IS NULL AND trashed_at IS NULL") {
-                        try DiaryStore.reindex(db, entryId: id)
-                    }
-                }
-            }
+            migrator.registerMigration(identifier) { db in try migrate(identifier, sql: file.text, db) }
         }
         return migrator
+    }
+
+    /// Runs one migration's SQL with the Swift it needs around it: v3 gives entries their
+    /// moment keys first, and v3 and v9 make the full-text index again, which is then filled.
+    private static func migrate(_ identifier: String, sql: String, _ db: Database) throws {
+        switch identifier {
+        case "v3-moment-order-bigram-search":
+            let ids = try giveEntriesMomentKeys(db)
+            try db.execute(sql: sql)
+            for id in ids { try DiaryStore.reindex(db, entryId: id) }
+        case "v9-searchable-place-names":
+            try db.execute(sql: sql)
+            for id in try String.fetchAll(db, sql: "SELECT id FROM entry WHERE deleted_at IS NULL AND trashed_at IS NULL") {
+                try DiaryStore.reindex(db, entryId: id)
+            }
+        default:
+            try db.execute(sql: sql)
+        }
     }
 
     /// `v03-moment-order-bigram-search.sql` → `v3-moment-order-bigram-search`: the names
