@@ -36,11 +36,17 @@ package enum ServerSchema {
         "tag_name_remains": tagNameRemains,
         "field_kind_tests": fieldKinds.map { "                WHEN '\($0.rawValue)' THEN " + test($0, "v") }.joined(separator: "\n"),
         "unreadable_identity": firstUnreadable("rec", path: "''", Fields.identity),
-        "unreadable_clock_moment": firstUnreadable("rec", path: "''", Fields.clock + Fields.moment),
+        "statuses": statuses,
+        "unreadable_clock_fields": firstUnreadable("rec", path: "''", Fields.clock + Fields.own),
         "unreadable_place": firstUnreadable("rec->'context'", path: "'context.'", Fields.place),
         "unreadable_weather": firstUnreadable("weather", path: "'context.weather.'", Fields.weather),
-        "unreadable_page": firstUnreadable("rec", path: "''", Fields.page),
         "clock_parts": Fields.clockParts.map { "'\($0)'" }.joined(separator: ", "),
+        "parts_apart": partsApart.map { "'\($0.rawValue)'" }.joined(separator: ", "),
+        "fields_apart": partsApart.flatMap(EntryRecord.fields(of:)).map { "'\($0.name)'" }.joined(separator: ", "),
+        "stored_fields_apart": partsApart.flatMap(EntryRecord.fields(of:)).map { "'\($0.name)', stored->'\($0.name)'" }.joined(separator: ", "),
+        "part_fields": "CASE part" + partsApart.map { part in
+            " WHEN '\(part.rawValue)' THEN ARRAY[" + EntryRecord.fields(of: part).map { "'\($0.name)'" }.joined(separator: ", ") + "]"
+        }.joined() + " END",
         "unreadable_media_file": firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaFile),
         "unreadable_media_item": firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaItem),
         "unreadable_message": firstUnreadable("child", path: "format('messages[%s].', n)", Fields.message),
@@ -56,6 +62,12 @@ package enum ServerSchema {
                   FROM \(batchItems("batch", $0.part))
     """ }.joined(),
     ]
+
+    /// The parts of an entry that merge apart from its content (`EntryRecord.fields` says which
+    /// fields each holds).
+    private static let partsApart = FieldClocks.Part.allCases.filter { $0 != .content }
+    /// Every status an entry can have, as an SQL list.
+    private static let statuses = EntryStatus.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     // MARK: What a client can read
 
@@ -235,13 +247,12 @@ package enum ServerSchema {
             "jsonb_typeof(\(rec)) = 'object' AND \(rec)->'kind' = '\"entry\"'",
             allShaped(rec, Fields.identity),
             "EXISTS (SELECT 1 FROM diary.time_zone z WHERE z.name = \(rec)->>'time_zone')",
-            "\(rec)->>'status' IN ('draft', 'chatting', 'saved', 'summary_failed') AND jsonb_typeof(\(rec)->'status') = 'string'",
-            allShaped(rec, Fields.clock + Fields.moment),
+            "\(rec)->>'status' IN (\(statuses)) AND jsonb_typeof(\(rec)->'status') = 'string'",
+            allShaped(rec, Fields.clock + Fields.own),
         ]
         let weatherShaped: String = "(jsonb_typeof(\(weather)) IS DISTINCT FROM 'object' OR \(allShaped(weather, Fields.weather)))"
         checks.append("(NOT \(given(context)) OR (jsonb_typeof(\(context)) = 'object' AND \(allShaped(context, Fields.place))"
                       + "\n                 AND \(weatherShaped)))")
-        checks.append(allShaped(rec, Fields.page))
         let reflectionParts: String = ["period", "from", "to"].map { " AND jsonb_typeof(\(reflection)->'\($0)') = 'string'" }.joined()
         checks.append("(NOT \(given(reflection)) OR (jsonb_typeof(\(reflection)) = 'object'\(reflectionParts) AND jsonb_typeof(\(reflection)->'cites') = 'array'"
                       + "\n                 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(\(reflection)->'cites') c WHERE jsonb_typeof(c.value) <> 'string')))")
@@ -278,7 +289,7 @@ package enum ServerSchema {
     /// `batch` has it: the records' own fields, then each list of items.
     private static func entryFormsMatch(_ batch: String) -> String {
         let records = "diary.batch_items(\(batch)) p"
-        let entry = formValues("p.rec", Fields.identity + Fields.clock + Fields.moment + Fields.page)
+        let entry = formValues("p.rec", Fields.identity + Fields.clock + Fields.own)
             + formValues("(p.rec->'context'->'weather')", Fields.weather)
             + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, .hlc) }) + [(.orderKey, "p.rec->>'order_key'")]
         return [formsMatch(entry, from: records),
@@ -296,20 +307,34 @@ package enum ServerSchema {
 
     /// The fields of a record's parts and what each must be, in the order they are checked.
     private enum Fields {
-        static let identity: [Field] = [("id", .id), ("time_zone", .string)]
+        static let identity: [Field] = [("id", .id)] + EntryRecord.fields.compactMap { field in
+            if case .zone = field.value { (field.name, .string) } else { nil }
+        }
         static let clock: [Field] = [("hlc", .hlc), ("device_id", .string), ("deleted_at", .optionalTime)]
-        static let moment: [Field] = [("created_at", .time), ("updated_at", .time), ("occurred_at", .time), ("note", .text),
-                             ("transcript", .text), ("analysis", .text), ("analysis_provider", .text)]
-        static let place: [Field] = [("place", .text), ("latitude", .optionalFinite), ("longitude", .optionalFinite), ("locality", .text),
-                            ("region", .text), ("country", .text)]
-        static let weather: [Field] = [("description", .text), ("temperature_c", .optionalFinite), ("humidity_percent", .optionalFinite),
-                              ("pressure_hpa", .optionalFinite), ("wind_kph", .optionalFinite), ("wind_bearing", .optionalFinite),
-                              ("wind_chill_c", .optionalFinite), ("visibility_km", .optionalFinite), ("moon_phase", .optionalFinite),
-                              ("sunrise", .optionalTime), ("sunset", .optionalTime), ("code", .text), ("service", .text)]
-        static let page: [Field] = [("persona", .string), ("provider", .text), ("title", .text), ("summary", .text),
-                           ("summarized_at", .optionalTime), ("last_error", .text), ("digest", .text), ("digest_through", .text),
-                           ("edited_at", .optionalTime), ("starred", .optionalBool), ("trashed_at", .optionalTime), ("order_key", .text),
-                           ("journal", .text)]
+        /// The entry's own fields that a kind alone checks, in the order records write them
+        /// (the zone, status, context, reflection and part clocks have checks of their own).
+        static let own: [Field] = EntryRecord.fields.compactMap { field in
+            let kind: FieldKind? = switch field.value {
+            case .string: .string
+            case .text, .orderKey: .text
+            case .time: .time
+            case .optionalTime: .optionalTime
+            case .flag: .optionalBool
+            case .zone, .status, .context, .fieldClocks, .reflection, .tagNames: nil
+            }
+            return kind.map { (field.name, $0) }
+        }
+        static let place: [Field] = context(inWeather: false)
+        static let weather: [Field] = context(inWeather: true)
+        private static func context(inWeather: Bool) -> [Field] {
+            EntryRecord.contextFields.filter { $0.inWeather == inWeather }.map { field in
+                switch field.value {
+                case .text: (field.name, .text)
+                case .number: (field.name, .optionalFinite)
+                case .time: (field.name, .optionalTime)
+                }
+            }
+        }
         static let mediaFile: [Field] = [("sha256", .digest), ("ext", .string)]
         static let mediaItem: [Field] = [("thumbnail", .optionalDigest), ("id", .id), ("position", .count)] + clock
             + [("mime", .string), ("bytes", .count), ("width", .optionalCount), ("height", .optionalCount), ("duration", .optionalFinite),

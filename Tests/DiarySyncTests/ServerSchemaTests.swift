@@ -461,8 +461,18 @@ struct ServerSchemaTests {
             // A list that is null is no list; a null in a list is an item no one can read.
             ("messages", .null, ""), ("media", .null, ""), ("tag_links", .array([.null]), "tag_links[0].name"),
         ]
-        let records = [base] + cases.map { base.setting($0.path, to: $0.value) }
-        let expected = [""] + cases.map(\.field)
+        // And every declared field, given a value of no kind it may have: a field the server's
+        // checks left out would pass there.
+        let declared: [(path: String, value: JSON?, field: String)] = EntryRecord.fields.compactMap { field in
+            if case .tagNames = field.value { return nil }
+            return (field.name, .array([.int(1)]), field.name)
+        } + EntryRecord.contextFields.map { field in
+            let path = field.inWeather ? "context.weather.\(field.name)" : "context.\(field.name)"
+            return (path, .array([.int(1)]), path)
+        }
+        let checked = cases + declared
+        let records = [base] + checked.map { base.setting($0.path, to: $0.value) }
+        let expected = [""] + checked.map(\.field)
         let clientFields = records.map { record -> String in
             do throws(RecordDecodingError) { _ = try EntryRecord(json: record); return "" } catch { return error.field }
         }
@@ -472,7 +482,7 @@ struct ServerSchemaTests {
         let serverFields = answer.split(separator: "\n", omittingEmptySubsequences: false).map { $0 == "ok" ? "" : String($0) }
         try #require(serverFields.count == records.count)
         func label(_ index: Int) -> String {
-            index == 0 ? "the whole record" : "\(cases[index - 1].path) = \(cases[index - 1].value?.serialized ?? "(removed)")"
+            index == 0 ? "the whole record" : "\(checked[index - 1].path) = \(checked[index - 1].value?.serialized ?? "(removed)")"
         }
         for index in records.indices {
             #expect(clientFields[index] == expected[index], "client, \(label(index))")

@@ -209,17 +209,9 @@ package struct EntryRecord: Sendable, Equatable {
         return text.flatMap(HybridTimestamp.init) ?? HybridTimestamp(wallMillis: 0, counter: 0, device: "")
     }
 
-    /// Takes one part's fields (and clock) from `other`.
+    /// Takes one part's fields (as `EntryRecord.fields` assigns them) and its clock from `other`.
     mutating func take(_ part: FieldClocks.Part, from other: EntryRecord) {
-        switch part {
-        case .content:
-            let kept = (starred, trashedAt, orderKey, fieldClocks, clock, media, lines, tagLinks)
-            self = other
-            (starred, trashedAt, orderKey, fieldClocks, clock, media, lines, tagLinks) = kept
-        case .star: starred = other.starred
-        case .trash: trashedAt = other.trashedAt
-        case .order: orderKey = other.orderKey
-        }
+        for field in Self.fields(of: part) { copy(field, from: other) }
         fieldClocks[part] = other.fieldClocks[part]
     }
 

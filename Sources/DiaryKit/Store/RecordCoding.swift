@@ -18,38 +18,32 @@ extension EntryRecord {
         func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
             [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
         }
-        var pairs: [(String, JSON)] = [
-            ("kind", .string("entry")),
-            ("id", .string(id)),
-            ("status", .string(status.rawValue)),
-            ("created_at", time(createdAt)),
-            ("updated_at", time(updatedAt)),
-            ("occurred_at", time(occurredAt)),
-            ("time_zone", .string(timeZone)),
-            ("title", .optional(title)),
-            ("summary", .optional(summary)),
-            ("tags", .array(tags.map(JSON.string))),
-            ("note", .optional(note)),
-            ("transcript", .optional(transcript)),
-            ("analysis", .optional(analysis)),
-            ("analysis_provider", .optional(analysisProvider)),
-            ("context", RecordCoding.contextJSON(context)),
-            ("persona", .string(persona)),
-            ("provider", .optional(provider)),
-            ("summarized_at", time(summarizedAt)),
-            ("last_error", .optional(lastError)),
-            ("digest", .optional(digest)),
-            ("digest_through", .optional(digestThrough)),
-            ("edited_at", time(editedAt)),
-            ("starred", .bool(starred)),
-            ("trashed_at", time(trashedAt)),
-            ("order_key", .optional(orderKey)),
-            ("field_clocks", .object(FieldClocks.Part.allCases.map { ($0.rawValue, .optional(fieldClocks[$0])) })),
-        ]
-        // Keys that came later are written only when they say something, so a record without
-        // them reads the same to a build from before them.
-        if let journal { pairs.append(("journal", .string(journal))) }
-        if let reflection { pairs.append(("reflection", reflection.json)) }
+        var pairs: [(String, JSON)] = [("kind", .string("entry")), ("id", .string(id))]
+        var given: [(String, JSON)] = []
+        for field in Self.fields {
+            let value: JSON = switch field.value {
+            case let .string(path): .string(self[keyPath: path])
+            case let .text(path): .optional(self[keyPath: path])
+            case let .time(path): time(self[keyPath: path])
+            case let .optionalTime(path): time(self[keyPath: path])
+            case let .flag(path): .bool(self[keyPath: path])
+            case .zone: .string(timeZone)
+            case .status: .string(status.rawValue)
+            case .orderKey: .optional(orderKey)
+            case .context: RecordCoding.contextJSON(context)
+            case .fieldClocks: .object(FieldClocks.Part.allCases.map { ($0.rawValue, .optional(fieldClocks[$0])) })
+            case .reflection: reflection?.json ?? .null
+            case .tagNames: .array(tags.map(JSON.string))
+            }
+            // Keys that came later are written only when they say something, so a record
+            // without them reads the same to a build from before them.
+            if !field.onlyWhenGiven {
+                pairs.append((field.name, value))
+            } else if value != .null {
+                given.append((field.name, value))
+            }
+        }
+        pairs += given
         pairs += clockPairs(clock)
         pairs.append(("media", .array(media.map { media in
             let item = media.item
@@ -94,25 +88,11 @@ extension EntryRecord {
         let reader = RecordReader(json, path: "")
         guard reader.optionalString("kind") == "entry" else { throw RecordDecodingError(field: "kind") }
         let id = try reader.identifier("id")
-        let zoneName = try reader.string("time_zone")
-        guard TimeZone(identifier: zoneName) != nil else { throw RecordDecodingError(field: "time_zone") }
-        guard let status = EntryStatus(rawValue: try reader.string("status")) else { throw RecordDecodingError(field: "status") }
-        self.init(id: id, clock: try reader.clock(), status: status, createdAt: try reader.time("created_at"),
-                  updatedAt: try reader.time("updated_at"), occurredAt: try reader.time("occurred_at"), timeZone: zoneName,
-                  note: try reader.text("note"), transcript: try reader.text("transcript"),
-                  analysis: try reader.text("analysis"), analysisProvider: try reader.text("analysis_provider"),
-                  context: try RecordCoding.context(reader.value("context")), persona: try reader.string("persona"),
-                  provider: try reader.text("provider"), title: try reader.text("title"), summary: try reader.text("summary"),
-                  summarizedAt: try reader.optionalTime("summarized_at"), lastError: try reader.text("last_error"),
-                  digest: try reader.text("digest"), digestThrough: try reader.text("digest_through"),
-                  editedAt: try reader.optionalTime("edited_at"), starred: try reader.optionalBool("starred") ?? false,
-                  trashedAt: try reader.optionalTime("trashed_at"), orderKey: try reader.text("order_key"),
-                  fieldClocks: try reader.fieldClocks(), journal: try reader.text("journal"))
-        if let value = reader.value("reflection"), value != .null {
-            guard let reflection = Reflection(json: value) else { throw RecordDecodingError(field: "reflection") }
-            self.reflection = reflection
-        }
-        if let orderKey, !OrderKey.isValid(orderKey) { throw RecordDecodingError(field: "order_key") }
+        // Filled field by field below; these first values never outlive the reading.
+        self.init(id: id, clock: RowClock(hlc: "", deviceId: ""), status: .draft, createdAt: .distantPast, updatedAt: .distantPast,
+                  occurredAt: .distantPast, timeZone: "UTC", persona: "")
+        for field in Self.fields { try read(field, from: reader) }
+        clock = try reader.clock()
         for (index, value) in try reader.array("media").enumerated() {
             let item = RecordReader(value, path: "media[\(index)].")
             guard let kind = MediaKind(rawValue: try item.string("kind")) else { throw RecordDecodingError(field: "media[\(index)].kind") }
@@ -142,6 +122,36 @@ extension EntryRecord {
             tagLinks.append(TagLink(name: name, position: try link.int("position"), createdAt: try link.time("created_at"),
                                     // A spelling that is not of this tag is no spelling of it.
                                     clock: try link.clock(), label: try link.text("label").flatMap { TagName.normalize($0) == name ? $0 : nil }))
+        }
+    }
+}
+
+extension EntryRecord {
+    /// Reads one field of an entry record; the error names it when it is wrong.
+    private mutating func read(_ field: EntryField, from reader: RecordReader) throws(RecordDecodingError) {
+        let name = field.name
+        switch field.value {
+        case let .string(path): self[keyPath: path] = try reader.string(name)
+        case let .text(path): self[keyPath: path] = try reader.text(name)
+        case let .time(path): self[keyPath: path] = try reader.time(name)
+        case let .optionalTime(path): self[keyPath: path] = try reader.optionalTime(name)
+        case let .flag(path): self[keyPath: path] = try reader.optionalBool(name) ?? false
+        case .zone:
+            timeZone = try reader.string(name)
+            guard TimeZone(identifier: timeZone) != nil else { throw RecordDecodingError(field: name) }
+        case .status:
+            guard let status = EntryStatus(rawValue: try reader.string(name)) else { throw RecordDecodingError(field: name) }
+            self.status = status
+        case .orderKey:
+            orderKey = try reader.text(name)
+            if let orderKey, !OrderKey.isValid(orderKey) { throw RecordDecodingError(field: name) }
+        case .context: context = try RecordCoding.context(reader.value(name))
+        case .fieldClocks: fieldClocks = try reader.fieldClocks()
+        case .reflection:
+            guard let value = reader.value(name), value != .null else { return }
+            guard let reflection = Reflection(json: value) else { throw RecordDecodingError(field: name) }
+            self.reflection = reflection
+        case .tagNames: break  // the tag links say which tags it has
         }
     }
 }
@@ -222,69 +232,52 @@ extension DiaryExtras {
 }
 
 package enum RecordCoding {
-    // The readings and names beyond place, coordinates, words and °C, in the record's names.
-    // Written only when known, so a record without them is byte for byte what it was.
-    private static let placeNames: [(String, WritableKeyPath<EntryContext, String?> & Sendable)] = [
-        ("locality", \.locality), ("region", \.region), ("country", \.country),
-    ]
-    private static let weatherNumbers: [(String, WritableKeyPath<WeatherDetails, Double?> & Sendable)] = [
-        ("humidity_percent", \.humidityPercent), ("pressure_hpa", \.pressureHPa), ("wind_kph", \.windKPH),
-        ("wind_bearing", \.windBearing), ("wind_chill_c", \.windChillC), ("visibility_km", \.visibilityKM),
-        ("moon_phase", \.moonPhase),
-    ]
-    private static let weatherTimes: [(String, WritableKeyPath<WeatherDetails, Date?> & Sendable)] = [("sunrise", \.sunrise), ("sunset", \.sunset)]
-    private static let weatherTexts: [(String, WritableKeyPath<WeatherDetails, String?> & Sendable)] = [("code", \.code), ("service", \.service)]
-
+    /// The context as records write it: its fields written always, its weather (null when
+    /// none of it is known), then the fields written only when given.
     package static func contextJSON(_ context: EntryContext) -> JSON {
-        let details = context.weather
-        var weatherPairs: [(String, JSON)] = [
-            ("description", .optional(context.weatherDescription)),
-            ("temperature_c", .optional(context.temperatureC)),
-        ]
-        for (key, path) in weatherNumbers { if let value = details[keyPath: path] { weatherPairs.append((key, .double(value))) } }
         let utc = TimeZone(identifier: "UTC")!
-        for (key, path) in weatherTimes {
-            if let value = details[keyPath: path] { weatherPairs.append((key, .string(Timestamps.rfc3339Millis(value, zone: utc)))) }
+        var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
+        var weather: [(String, JSON)] = [], weatherKnown = false
+        for field in EntryRecord.contextFields {
+            let value: JSON = switch field.value {
+            case let .text(path): .optional(context[keyPath: path])
+            case let .number(path): .optional(context[keyPath: path])
+            case let .time(path): context[keyPath: path].map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null
+            }
+            if field.inWeather {
+                weatherKnown = weatherKnown || value != .null
+                if !field.onlyWhenGiven || value != .null { weather.append((field.name, value)) }
+            } else if !field.onlyWhenGiven {
+                pairs.append((field.name, value))
+            } else if value != .null {
+                given.append((field.name, value))
+            }
         }
-        for (key, path) in weatherTexts { if let value = details[keyPath: path] { weatherPairs.append((key, .string(value))) } }
-        let weather: JSON = context.weatherDescription == nil && context.temperatureC == nil && details.isEmpty ? .null : .object(weatherPairs)
-        var pairs: [(String, JSON)] = [
-            ("place", .optional(context.place)),
-            ("latitude", .optional(context.latitude)),
-            ("longitude", .optional(context.longitude)),
-            ("weather", weather),
-        ]
-        for (key, path) in placeNames { if let value = context[keyPath: path] { pairs.append((key, .string(value))) } }
-        return .object(pairs)
+        return .object(pairs + [("weather", weatherKnown ? .object(weather) : .null)] + given)
     }
 
+    /// Reads a record's context back; the error names the field that is wrong.
     package static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
         guard let json, json != .null else { return EntryContext() }
         guard case .object = json else { throw RecordDecodingError(field: "context") }
-        func number(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> Double? {
-            guard let value, value != .null else { return nil }
-            guard let number = value.doubleValue, number.isFinite else { throw RecordDecodingError(field: "context.\(field)") }
-            return number
-        }
-        func text(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> String? {
-            guard let value, value != .null else { return nil }
-            guard let text = value.stringValue else { throw RecordDecodingError(field: "context.\(field)") }
-            return text
-        }
-        func time(_ value: JSON?, _ field: String) throws(RecordDecodingError) -> Date? {
-            guard let text = try text(value, field) else { return nil }
-            guard let date = Timestamps.parseRFC3339(text) else { throw RecordDecodingError(field: "context.\(field)") }
-            return date
-        }
         let weather = json["weather"]  // not an object: no weather (its fields read as nil)
-        var context = EntryContext(place: try text(json["place"], "place"), latitude: try number(json["latitude"], "latitude"),
-                                   longitude: try number(json["longitude"], "longitude"),
-                                   weatherDescription: try text(weather?["description"], "weather.description"),
-                                   temperatureC: try number(weather?["temperature_c"], "weather.temperature_c"))
-        for (key, path) in placeNames { context[keyPath: path] = try text(json[key], key) }
-        for (key, path) in weatherNumbers { context.weather[keyPath: path] = try number(weather?[key], "weather.\(key)") }
-        for (key, path) in weatherTimes { context.weather[keyPath: path] = try time(weather?[key], "weather.\(key)") }
-        for (key, path) in weatherTexts { context.weather[keyPath: path] = try text(weather?[key], "weather.\(key)") }
+        var context = EntryContext()
+        for field in EntryRecord.contextFields {
+            let name = field.inWeather ? "weather.\(field.name)" : field.name
+            guard let value = field.inWeather ? weather?[field.name] : json[field.name], value != .null else { continue }
+            let wrong = RecordDecodingError(field: "context.\(name)")
+            switch field.value {
+            case let .text(path):
+                guard let text = value.stringValue else { throw wrong }
+                context[keyPath: path] = text
+            case let .number(path):
+                guard let number = value.doubleValue, number.isFinite else { throw wrong }
+                context[keyPath: path] = number
+            case let .time(path):
+                guard let text = value.stringValue, let date = Timestamps.parseRFC3339(text) else { throw wrong }
+                context[keyPath: path] = date
+            }
+        }
         return context
     }
 

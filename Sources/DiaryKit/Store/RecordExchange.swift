@@ -128,11 +128,7 @@ extension DiaryStore {
     }
 
     // What a record is read back from, column by column.
-    private static let recordFields = ColumnList([
-        "hlc", "device_id", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "note", "transcript",
-        "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at", "last_error",
-        "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal", "reflection",
-    ])
+    private static let recordFields = ColumnList(["hlc", "device_id", "deleted_at"] + EntryRecord.fields.filter(\.isColumn).map(\.name))
     private static let recordMedia = ColumnList([
         "id", "position", "hlc", "device_id", "deleted_at", "kind", "sha256", "mime", "ext", "bytes", "width", "height", "duration",
         "taken_at", "thumbnail", "anchor",
@@ -147,22 +143,10 @@ extension DiaryStore {
     package static func record(_ db: Database, id: String) throws -> EntryRecord? {
         guard var record = try db.cachedStatement(sql: "SELECT \(recordFields.sql) FROM entry WHERE id = ?")
             .readAll(recordFields, [id], { row in
-                func time(_ column: String) -> Date { Timestamps.date(millis: row[column]) }
-                func optionalTime(_ column: String) -> Date? { (row[column] as Int64?).map(Timestamps.date(millis:)) }
-                let status = EntryStatus(rawValue: row["status"]) ?? .draft
-                let context = ContextCoding.decode(row["context"])
-                let fieldClocks = Self.fieldClocks(row["field_clocks"])
-                let reflection = Reflection.decode(row["reflection"])
-                return EntryRecord(
-                    id: id, clock: clock(row), status: status, createdAt: time("created_at"),
-                    updatedAt: time("updated_at"), occurredAt: time("occurred_at"), timeZone: row["time_zone"], note: row["note"],
-                    transcript: row["transcript"], analysis: row["analysis"], analysisProvider: row["analysis_provider"],
-                    context: context, persona: row["persona"], provider: row["provider"],
-                    title: row["title"], summary: row["summary"], summarizedAt: optionalTime("summarized_at"),
-                    lastError: row["last_error"], digest: row["digest"], digestThrough: row["digest_through"],
-                    editedAt: optionalTime("edited_at"), starred: row["starred"], trashedAt: optionalTime("trashed_at"),
-                    orderKey: row["order_key"], fieldClocks: fieldClocks, journal: row["journal"],
-                    reflection: reflection, media: [], lines: [], tagLinks: [])
+                var record = EntryRecord(id: id, clock: clock(row), status: .draft, createdAt: .distantPast, updatedAt: .distantPast,
+                                         occurredAt: .distantPast, timeZone: "UTC", persona: "")
+                for field in EntryRecord.fields { record.read(field, from: row) }
+                return record
             }).first else { return nil }
         record.media = try db.cachedStatement(sql: "SELECT \(recordMedia.sql) FROM media WHERE entry_id = ? ORDER BY position, id")
             .readAll(recordMedia, [id]) { row in
@@ -397,12 +381,9 @@ private struct Merge {
         return true
     }
 
-    private static let fieldColumns = [
-        "device_id", "hlc", "deleted_at", "status", "created_at", "updated_at", "occurred_at", "time_zone", "local_date", "note",
-        "transcript", "analysis", "analysis_provider", "context", "persona", "provider", "title", "summary", "summarized_at",
-        "last_error", "digest", "digest_through", "edited_at", "starred", "trashed_at", "order_key", "field_clocks", "journal",
-        "reflection",
-    ]
+    // The entry's columns a merge writes: its clock, its fields, and the day it happened on
+    // in its own zone (for search by date).
+    private static let fieldColumns = ["device_id", "hlc", "deleted_at"] + EntryRecord.fields.filter(\.isColumn).map(\.name) + ["local_date"]
     // The statements' text is made once: a cached statement is found by its text, and
     // joining it again for every merged entry was nearly 2 % of a pull.
     private static let updateFieldsSQL = "UPDATE entry SET \(fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
@@ -412,13 +393,10 @@ private struct Merge {
     }()
 
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
-        [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt), record.status.rawValue,
-         Timestamps.millis(record.createdAt), Timestamps.millis(record.updatedAt), Timestamps.millis(record.occurredAt),
-         record.timeZone, Timestamps.localDate(record.occurredAt, zone: record.zone), record.note, record.transcript,
-         record.analysis, record.analysisProvider, record.context.isEmpty ? nil : ContextCoding.encode(record.context),
-         record.persona, record.provider, record.title, record.summary, Self.millis(record.summarizedAt), record.lastError,
-         record.digest, record.digestThrough, Self.millis(record.editedAt), record.starred, Self.millis(record.trashedAt),
-         record.orderKey, DiaryStore.fieldClocksText(record.fieldClocks), record.journal, record.reflection?.json.serialized]
+        var values: [(any DatabaseValueConvertible)?] = [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt)]
+        for field in EntryRecord.fields where field.isColumn { values.append(record.columnValue(field)) }
+        values.append(Timestamps.localDate(record.occurredAt, zone: record.zone))
+        return StatementArguments(values)
     }
 
     /// Writes a new entry's own fields; returns its moment key.
@@ -666,5 +644,46 @@ private struct Merge {
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)
         if current.map({ $0 < advanced }) ?? true { try DiaryStore.setSyncState(db, "hlc", advanced.description) }
+    }
+}
+
+// How the entry table keeps each of an entry's own fields (`EntryRecord.fields`).
+extension EntryRecord {
+    /// The field's value as its column keeps it: times as milliseconds, the context and the
+    /// reflection as JSON, the part clocks as JSON or NULL while none was set apart.
+    fileprivate func columnValue(_ field: EntryField) -> (any DatabaseValueConvertible)? {
+        switch field.value {
+        case let .string(path): self[keyPath: path]
+        case let .text(path): self[keyPath: path]
+        case let .time(path): Timestamps.millis(self[keyPath: path])
+        case let .optionalTime(path): self[keyPath: path].map(Timestamps.millis)
+        case let .flag(path): self[keyPath: path]
+        case .zone: timeZone
+        case .status: status.rawValue
+        case .orderKey: orderKey
+        case .context: context.isEmpty ? nil : ContextCoding.encode(context)
+        case .fieldClocks: DiaryStore.fieldClocksText(fieldClocks)
+        case .reflection: reflection?.json.serialized
+        case .tagNames: nil
+        }
+    }
+
+    /// Reads the field back from its column (a value no build wrote reads as the field's default).
+    fileprivate mutating func read(_ field: EntryField, from row: ColumnReader) {
+        let name = field.name
+        switch field.value {
+        case let .string(path): self[keyPath: path] = row[name]
+        case let .text(path): self[keyPath: path] = row[name]
+        case let .time(path): self[keyPath: path] = Timestamps.date(millis: row[name])
+        case let .optionalTime(path): self[keyPath: path] = (row[name] as Int64?).map(Timestamps.date(millis:))
+        case let .flag(path): self[keyPath: path] = row[name]
+        case .zone: timeZone = row[name]
+        case .status: status = EntryStatus(rawValue: row[name]) ?? .draft
+        case .orderKey: orderKey = row[name]
+        case .context: context = ContextCoding.decode(row[name])
+        case .fieldClocks: fieldClocks = DiaryStore.fieldClocks(row[name])
+        case .reflection: reflection = Reflection.decode(row[name])
+        case .tagNames: break
+        }
     }
 }

@@ -97,11 +97,11 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM diary.time_zone z WHERE z.name = rec->>'time_zone') THEN
         RETURN 'time_zone';
     END IF;
-    IF coalesce(rec->>'status', '') NOT IN ('draft', 'chatting', 'saved', 'summary_failed')
+    IF coalesce(rec->>'status', '') NOT IN ({{statuses}})
        OR jsonb_typeof(rec->'status') <> 'string' THEN
         RETURN 'status';
     END IF;
-    problem := {{unreadable_clock_moment}};
+    problem := {{unreadable_clock_fields}};
     IF problem IS NOT NULL THEN RETURN problem; END IF;
     IF diary.is_given(rec->'context') THEN
         IF jsonb_typeof(rec->'context') <> 'object' THEN
@@ -116,8 +116,6 @@ BEGIN
             IF problem IS NOT NULL THEN RETURN problem; END IF;
         END IF;
     END IF;
-    problem := {{unreadable_page}};
-    IF problem IS NOT NULL THEN RETURN problem; END IF;
     -- A reflection: its period, first and last day, and the ids it cites, all text.
     IF diary.is_given(rec->'reflection') THEN
         IF jsonb_typeof(rec->'reflection') <> 'object'

@@ -33,14 +33,14 @@ DECLARE
     field text;
 BEGIN
     IF diary.part_clock(incoming, 'content') > diary.part_clock(stored, 'content') THEN
-        merged := (incoming - 'starred' - 'trashed_at' - 'order_key' - 'field_clocks' - 'hlc' - 'device_id')
-                  || jsonb_build_object('starred', stored->'starred', 'trashed_at', stored->'trashed_at',
-                                        'order_key', stored->'order_key', 'hlc', stored->'hlc', 'device_id', stored->'device_id');
+        merged := (incoming - ARRAY[{{fields_apart}}, 'field_clocks', 'hlc', 'device_id'])
+                  || jsonb_build_object({{stored_fields_apart}}, 'hlc', stored->'hlc', 'device_id', stored->'device_id');
     END IF;
-    FOREACH part IN ARRAY ARRAY['star', 'trash', 'order'] LOOP
-        field := CASE part WHEN 'star' THEN 'starred' WHEN 'trash' THEN 'trashed_at' ELSE 'order_key' END;
+    FOREACH part IN ARRAY ARRAY[{{parts_apart}}] LOOP
         IF diary.part_clock(incoming, part) > diary.part_clock(stored, part) THEN
-            merged := merged || jsonb_build_object(field, incoming->field);
+            FOREACH field IN ARRAY {{part_fields}} LOOP
+                merged := merged || jsonb_build_object(field, incoming->field);
+            END LOOP;
             clocks := clocks || jsonb_build_object(part, incoming->'field_clocks'->>part);
         ELSE
             clocks := clocks || jsonb_build_object(part, nullif(diary.part_clock(stored, part), ''));

@@ -33,6 +33,65 @@ struct RecordExchangeTests {
         }
     }
 
+    @Test("every declared field, filled, survives the JSON form and the store, and merges with its part")
+    func everyDeclaredFieldSurvivesTheRecordAndTheStore() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("Plain", tags: ["one"], at: moment("2026-11-20 17:40:03"))
+        let plain = try record(diary, id)
+        var filled = plain
+        var filledNames: [String] = []
+        for (index, field) in EntryRecord.fields.enumerated() {
+            // A value of each field's own, unlike any other field's and unlike the page's.
+            let time = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 3_600.25)
+            switch field.value {
+            case let .string(path): filled[keyPath: path] = "value of \(field.name)"
+            case let .text(path): filled[keyPath: path] = "value of \(field.name)"
+            case let .time(path): filled[keyPath: path] = time
+            case let .optionalTime(path): filled[keyPath: path] = time
+            case let .flag(path): filled[keyPath: path] = !plain[keyPath: path]
+            case .zone: filled.timeZone = "Europe/Paris"
+            case .status: filled.status = .summaryFailed
+            case .orderKey: filled.orderKey = "m"
+            case .context:
+                for (offset, contextField) in EntryRecord.contextFields.enumerated() {
+                    switch contextField.value {
+                    case let .text(path): filled.context[keyPath: path] = "value of \(contextField.name)"
+                    case let .number(path): filled.context[keyPath: path] = Double(offset) + 0.5
+                    case let .time(path): filled.context[keyPath: path] = time.addingTimeInterval(Double(offset))
+                    }
+                }
+            case .reflection: filled.reflection = Reflection(period: "week", from: "2026-11-16", to: "2026-11-22", cites: [id])
+            case .fieldClocks, .tagNames: continue  // clocks are set below; tag names come from the links
+            }
+            filledNames.append(field.name)
+        }
+        // Every field was filled: a declaration this test does not know would be caught here.
+        #expect(filledNames.count == EntryRecord.fields.count - 2)
+
+        let line = filled.json.serialized
+        let back = try EntryRecord(json: try #require(JSON.parse(Data(line.utf8))))
+        #expect(back == filled, "the JSON form keeps every field")
+        for field in EntryRecord.fields { #expect(line.contains("\"\(field.name)\":"), "\(field.name) is written") }
+
+        // Into another diary, and read back from its tables.
+        let target = try TestDiary()
+        #expect(try target.store.merge([back], source: .import).added == 1)
+        #expect(try record(target, id) == filled, "the entry table keeps every field")
+
+        // A newer star merged into the filled page takes the star's fields only.
+        var starred = plain
+        let later = HybridTimestamp(wallMillis: Timestamps.millis(Date()) + 1_000, counter: 0, device: "dev-b").description
+        starred.starred = !filled.starred
+        starred.fieldClocks.star = later
+        #expect(try target.store.merge([starred], source: .import).updated == 1)
+        var expected = filled
+        for field in EntryRecord.fields(of: .star) { expected.copy(field, from: starred) }
+        expected.fieldClocks.star = later
+        let merged = try record(target, id)
+        #expect(merged.starred == !filled.starred && merged.title == filled.title && merged.context == filled.context)
+        #expect(merged.fieldsOnly == expected.fieldsOnly, "the star took only what its part declares")
+    }
+
     @Test("a journal, tags as written and pictures' places travel and merge; records without them carry no such keys")
     func importedDetailsTravel() throws {
         let diary = try TestDiary()
