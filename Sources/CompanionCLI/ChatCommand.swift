@@ -111,7 +111,7 @@ package struct ChatCommand: DiaryCommand {
     private func said(_ context: CommandContext, conversation: Conversation, store: DiaryStore, entryId: String) async throws -> String? {
         guard let voice else { return message }
         let memo = try MediaIntake.storeVoiceMemo(URL(fileURLWithPath: voice), limits: context.mediaLimits, into: context.paths.media)
-        try store.addMedia(entryId: entryId, item: memo)
+        try store.media.add(entryId: entryId, item: memo)
         let heard = try await Interruption.cancellable { try await conversation.transcribe(memo) }
         heard.notices.forEach(context.say)
         if !context.json { try Output.line((context.language == .en ? "You (voice): " : "你（語音）：") + heard.text) }

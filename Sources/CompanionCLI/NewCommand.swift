@@ -86,7 +86,7 @@ package struct NewCommand: DiaryCommand {
             id = try store.createEntry(new)
         } catch {
             // The file was copied in first; take it back out unless another entry uses it.
-            for item in items where (try? store.isMediaReferenced(sha256: item.sha256)) == false {
+            for item in items where (try? store.media.isReferenced(sha256: item.sha256)) == false {
                 MediaIntake.remove(item, from: context.paths.media)
             }
             throw error

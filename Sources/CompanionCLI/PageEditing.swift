@@ -70,7 +70,7 @@ enum PageEditing {
 
     /// Purges pages from the trash and removes the files no page uses any more.
     static func purge(ids: [String]?, context: CommandContext, store: DiaryStore) throws {
-        let result = try store.purge(ids: ids)
+        let result = try store.trash.purge(ids: ids)
         let files = MediaIntake.remove(result.unusedMedia, paths: context.paths)
         if context.json {
             try Output.json(.object([("kind", .string("purge")), ("pages", .int(Int64(result.purged.count))),
@@ -83,14 +83,14 @@ enum PageEditing {
     /// what an earlier run took off (`undo`).
     static func tidyTags(dryRun: Bool, undo: Bool, context: CommandContext, store: DiaryStore) throws {
         if undo {
-            let restored = try store.restoreTidiedTags()
+            let restored = try store.tags.restoreTidied()
             try printEntries(restored, context: context, store: store)
             return context.say(.tidiedTagsRestored(pages: restored.count))
         }
         let plan = try TagTidy.plan(store)
         let tagCount = plan.reduce(0) { $0 + $1.tags.count }
         guard dryRun else {
-            let changed = try store.tidyTags(Dictionary(plan.map { ($0.id, $0.tags) }, uniquingKeysWith: { $1 }))
+            let changed = try store.tags.tidy(Dictionary(plan.map { ($0.id, $0.tags) }, uniquingKeysWith: { $1 }))
             try printEntries(changed, context: context, store: store)
             return context.say(.tagsTidied(pages: changed.count, tags: tagCount))
         }
@@ -119,7 +119,7 @@ extension CommandContext {
     /// nothing waits for a timer.
     package func purgeExpiredTrash(_ store: DiaryStore) {
         let cutoff = Date().addingTimeInterval(-Double(config.trashKeepDays) * 86_400)
-        guard let result = try? store.purge(trashedBefore: cutoff) else { return }
+        guard let result = try? store.trash.purge(trashedBefore: cutoff) else { return }
         MediaIntake.remove(result.unusedMedia, paths: paths)
     }
 }

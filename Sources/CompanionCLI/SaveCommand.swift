@@ -258,7 +258,7 @@ package struct SaveCommand: DiaryCommand {
             guard renameTag.count == 2, let old = TagName.normalize(renameTag[0]), let new = TagName.normalize(renameTag[1]) else {
                 throw InputError.usage(.badOption(detail: "--rename-tag " + renameTag.joined(separator: " ")))
             }
-            let count = try store.renameTag(old, to: new)
+            let count = try store.tags.rename(old, to: new)
             if context.json {
                 try Output.json(.object([("kind", .string("tag_renamed")), ("from", .string(old)), ("to", .string(new)),
                                          ("pages", .int(Int64(count)))]))
@@ -269,10 +269,10 @@ package struct SaveCommand: DiaryCommand {
         if purge {
             let named = try id.map { [$0] } ?? EntrySelection.idsFromStandardInput(isTerminal: context.stdinIsTerminal)
             if named.isEmpty, context.stdinIsTerminal, context.askYesNo(.purgeQuestion) != true { return }
-            return try PageEditing.purge(ids: named.isEmpty ? nil : try named.map(store.resolveInTrash), context: context, store: store)
+            return try PageEditing.purge(ids: named.isEmpty ? nil : try named.map(store.trash.resolve), context: context, store: store)
         }
         if undelete {
-            let ids = try store.untrash(ids: try EntrySelection.named(argument: id, context: context, resolve: store.resolveInTrash))
+            let ids = try store.trash.takeOut(ids: try EntrySelection.named(argument: id, context: context, resolve: store.trash.resolve))
             try PageEditing.printEntries(ids, context: context, store: store)
             return context.say(.untrashed(count: ids.count))
         }
@@ -293,7 +293,7 @@ package struct SaveCommand: DiaryCommand {
             return context.say(.starred(count: changed.count, on: star))
         }
         if delete {
-            let moved = try store.trash(ids: ids)
+            let moved = try store.trash.put(ids: ids)
             try PageEditing.printEntries(moved, context: context, store: store)
             return context.say(.trashed(count: moved.count, days: context.config.trashKeepDays))
         }

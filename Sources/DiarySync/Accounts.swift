@@ -115,17 +115,17 @@ package enum Accounts {
 
     /// Stores the login for this diary; a diary synced with another account is refused.
     package static func saveLogin(_ credentials: Credentials, store: DiaryStore) throws {
-        if let bound = try store.syncedUser(), bound != credentials.userId { throw SyncError.otherAccount }
+        if let bound = try store.ledger.syncedUser(), bound != credentials.userId { throw SyncError.otherAccount }
         try credentials.save(store.paths)
-        try store.bindSyncUser(credentials.userId)
+        try store.ledger.bindSyncUser(credentials.userId)
     }
 
     /// Forgets the login; with `wipeLocal`, also empties this diary (entries and files).
     package static func logout(store: DiaryStore, wipeLocal: Bool) throws {
         Credentials.remove(store.paths)
-        try store.unbindSyncUser()
+        try store.ledger.unbindSyncUser()
         guard wipeLocal else { return }
-        try store.wipeAll()
+        try store.ledger.wipeAll()
         for folder in [store.paths.media, store.paths.thumbnails] {
             try? FileManager.default.removeItem(at: folder)
         }
@@ -136,7 +136,7 @@ package enum Accounts {
     package static func deleteAccount(store: DiaryStore, credentials: Credentials) async throws -> Int64 {
         let removed = try await credentials.withServer(paths: store.paths) { server in try await server.deleteAccount() }
         Credentials.remove(store.paths)
-        try store.unbindSyncUser()
+        try store.ledger.unbindSyncUser()
         return removed
     }
 }

@@ -70,9 +70,9 @@ package struct SyncEngine: Sendable {
             if steps.contains(.pull) { try await pull(server, into: &report) }
             if steps.contains(.push) { try await sendMedia(server, into: &report) }
             if steps.contains(.pull) { try await fetchMedia(server, into: &report) }
-            try store.recordSyncOutcome(error: report.mediaOverQuota > 0 ? "media space used up" : nil)
+            try store.ledger.recordSyncOutcome(error: report.mediaOverQuota > 0 ? "media space used up" : nil)
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: error.statusNote)
+            try? store.ledger.recordSyncOutcome(error: error.statusNote)
             throw error
         }
         return report
@@ -86,7 +86,7 @@ package struct SyncEngine: Sendable {
                 try await run(server, steps: steps)
             }
         } catch let error as SyncError {
-            try? store.recordSyncOutcome(error: error.statusNote)
+            try? store.ledger.recordSyncOutcome(error: error.statusNote)
             throw error
         }
     }
@@ -140,7 +140,7 @@ package struct SyncEngine: Sendable {
             case nil: unanswered.append(change)
             }
         }
-        try store.settle(accepted: accepted, refused: refused, userId: userId)
+        try store.ledger.settle(accepted: accepted, refused: refused, userId: userId)
         report.pushed += accepted.count
         report.refused += refused.count
         if !unanswered.isEmpty {
@@ -151,17 +151,17 @@ package struct SyncEngine: Sendable {
 
     /// Leaves changes queued after a failure that may pass, to try again after the backoff.
     private func postpone(_ changes: [OutgoingChange], error: String) throws {
-        try store.postpone(changes.map(\.queued), error: error, pause: OutgoingChange.backoff(afterAttempts:))
+        try store.ledger.postpone(changes.map(\.queued), error: error, pause: OutgoingChange.backoff(afterAttempts:))
     }
 
     // MARK: Pull
 
     private func pull(_ server: any SyncServer, into report: inout SyncReport) async throws {
-        var cursor = try store.pullCursor()
+        var cursor = try store.ledger.pullCursor()
         let device = store.deviceId
         // Rows this device's own pushes left exactly as they are are not sent back to it.
         let first = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
-        try store.cacheServerConfig(provider: first["config"]?["provider"]?.stringValue,
+        try store.ledger.cacheServerConfig(provider: first["config"]?["provider"]?.stringValue,
                                     gateway: first["config"]?["gateway"].map(\.serialized), premium: first["premium"] == .bool(true))
         var page = try PulledPage(first)
         while true {
@@ -172,7 +172,7 @@ package struct SyncEngine: Sendable {
             defer { ahead?.cancel() }
             report.rejected += page.rejects.count
             if !page.isEmpty || page.next != cursor {
-                let merged = try store.applyPulled(page.batch, settings: page.settings, rejects: page.rejects,
+                let merged = try store.ledger.applyPulled(page.batch, settings: page.settings, rejects: page.rejects,
                                                    cursor: page.next, userId: userId)
                 // What changed here: this device's own changes coming back count for nothing.
                 report.pulled += page.batch.records.count - merged.unchanged
@@ -189,19 +189,19 @@ package struct SyncEngine: Sendable {
     // MARK: Media
 
     private func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
-        let transfers = try store.mediaTransfers("up")
+        let transfers = try store.ledger.mediaTransfers("up")
         if transfers.isEmpty { return }
         let present = try await server.presentMedia(transfers.map(\.sha256))
         let folder = ContentAddressedFolder(store.paths.media)
         for (index, transfer) in transfers.enumerated() {
             if present.contains(transfer.sha256) {
-                try store.finishTransfer(sha256: transfer.sha256, direction: "up")
+                try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "up")
                 continue
             }
             let path = folder.path(sha256: transfer.sha256, fileExtension: transfer.fileExtension)
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
-                try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "missing on this device")
+                try store.ledger.failTransfer(sha256: transfer.sha256, direction: "up", error: "missing on this device")
                 continue
             }
             defer { close(descriptor) }
@@ -218,10 +218,10 @@ package struct SyncEngine: Sendable {
             }
             switch outcome {
             case .stored:
-                try store.finishTransfer(sha256: transfer.sha256, direction: "up")
+                try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "up")
                 report.mediaSent += 1
             case .unreadable:
-                try store.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
+                try store.ledger.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
             case .incomplete:
                 break
             }
@@ -231,9 +231,9 @@ package struct SyncEngine: Sendable {
     private func fetchMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let folder = ContentAddressedFolder(store.paths.media)
         var transfers: [MediaTransfer] = []
-        for transfer in try store.mediaTransfers("down") {
+        for transfer in try store.ledger.mediaTransfers("down") {
             if folder.holds(sha256: transfer.sha256, fileExtension: transfer.fileExtension, bytes: transfer.bytes) {
-                try store.finishTransfer(sha256: transfer.sha256, direction: "down")
+                try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "down")
             } else {
                 transfers.append(transfer)
             }
@@ -255,11 +255,11 @@ package struct SyncEngine: Sendable {
                 continue
             }
             if try await download(server, transfer, into: folder) {
-                try store.finishTransfer(sha256: transfer.sha256, direction: "down")
+                try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "down")
                 report.mediaFetched += 1
                 fetched.insert(transfer.sha256)
             } else {
-                try store.failTransfer(sha256: transfer.sha256, direction: "down", error: "bytes did not match their name")
+                try store.ledger.failTransfer(sha256: transfer.sha256, direction: "down", error: "bytes did not match their name")
             }
         }
     }

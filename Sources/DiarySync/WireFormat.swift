@@ -36,7 +36,7 @@ struct OutgoingChange: Sendable {
                           dueOnly: Bool, excluding: Set<Int64> = [], now: Date = Date()) throws -> [OutgoingChange] {
         var batch: [OutgoingChange] = []
         var bytes = 0
-        try store.queuedChanges(dueOnly: dueOnly, excluding: excluding, now: now) { queued in
+        try store.ledger.queuedChanges(dueOnly: dueOnly, excluding: excluding, now: now) { queued in
             // A full batch stops before the next change is serialised and hashed for nothing.
             if batch.count >= limit { return false }
             let change = OutgoingChange(queued)

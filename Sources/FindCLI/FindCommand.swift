@@ -268,7 +268,7 @@ package struct FindCommand: LocalDiaryCommand {
 
     private func showHistory(_ reference: String, context: CommandContext, store: DiaryStore) throws {
         let id = try resolved(reference, context: context, store: store)
-        let versions = try store.history(entryId: id)
+        let versions = try store.history.versions(of: id)
         for version in versions {
             if context.json {
                 try Output.json(Rendering.versionJSON(version, entryId: id))

@@ -171,7 +171,7 @@ struct SyncStatusCommand: DiaryCommand {
             }
             return
         }
-        let state = try store.syncLedgerState()
+        let state = try store.ledger.state()
         let reminder = try Reminder.load(store)
         let credentials = try Credentials.load(context.paths)
         let lastSync = state.lastSyncAt.map { Timestamps.rfc3339($0, zone: .current) }
@@ -271,7 +271,7 @@ enum SyncRunner {
         let store = try context.openStore()
         let credentials = try credentials(context)
         if retryRefused {
-            let count = try store.requeueDeadLetters()
+            let count = try store.ledger.requeueDeadLetters()
             if count > 0 { context.say(.deadLettersRequeued(count: count)) }
         }
         let engine = SyncEngine(store: store, userId: credentials.userId)

@@ -15,10 +15,10 @@ package struct CompanionGateway: Sendable {
     /// The gateway, when this device is signed in through Supabase and its server names one;
     /// a Postgres login has no session token to send, so it keeps its own companions.
     package static func signedIn(paths: DiaryPaths, store: DiaryStore) throws -> CompanionGateway? {
-        guard let named = try store.deviceSetting(DiaryStore.serverGatewayKey), let json = JSON.parse(Data(named.utf8)),
+        guard let named = try store.deviceSetting(SyncLedger.serverGatewayKey), let json = JSON.parse(Data(named.utf8)),
               let url = json["url"]?.stringValue, let model = json["model"]?.stringValue,
               case let .supabase(session)? = try? Credentials.load(paths)?.login else { return nil }
-        return CompanionGateway(url: url, model: model, premium: try store.deviceSetting(DiaryStore.serverPremiumKey) == "true",
+        return CompanionGateway(url: url, model: model, premium: try store.deviceSetting(SyncLedger.serverPremiumKey) == "true",
                                 tokens: SupabaseTokens(session, paths: paths))
     }
 

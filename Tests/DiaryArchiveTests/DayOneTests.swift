@@ -233,7 +233,7 @@ import Testing
         #expect(again.merge.conflictsKept == 0 && again.filesAdded == 0)
         #expect(try diary.store.entryRecords(ids: try diary.store.entryIds(includingDeleted: true)) == before)
         #expect(try diary.store.conflicts().isEmpty)
-        #expect(try diary.store.tagUses().first { $0.name == "旅行" }?.count == 1)
+        #expect(try diary.store.tags.uses().first { $0.name == "旅行" }?.count == 1)
     }
 
     /// Real exports carry photos whose bytes are not the MD5 their name gives, and people
@@ -295,7 +295,7 @@ import Testing
         #expect(pizza.journal == "Travel" && pizza.tags == ["pizza", "new york", "nyc"])
         #expect(pizza.writtenTags == ["Pizza", "New York", "NYC"] && pizza.media.map(\.anchor) == [0])
         // What the person searches by is the tag's name, whatever its case.
-        #expect(try first.store.tagUses().map(\.name).contains("new york"))
+        #expect(try first.store.tags.uses().map(\.name).contains("new york"))
 
         let again = scratch.appendingPathComponent("again.zip")
         let descriptor = open(again.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

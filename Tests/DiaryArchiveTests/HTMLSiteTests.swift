@@ -51,7 +51,7 @@ import Testing
             beach = try store.createEntry(NewEntry(
                 occurredAt: moment("2026-11-21 17:40"), timeZone: TimeZone(identifier: "Asia/Taipei")!, note: "今天去海邊",
                 context: EntryContext(place: "基隆", weatherDescription: "小雨", temperatureC: 18.5), persona: "warm", media: [photo]))
-            try store.setThumbnail(mediaSHA256: photo.sha256, thumbnail: thumbSHA)
+            try store.media.setThumbnail(mediaSHA256: photo.sha256, thumbnail: thumbSHA)
             try store.appendMessage(entryId: beach, author: .person, text: "風好大，但很舒服", persona: "warm", provider: nil)
             try store.appendMessage(entryId: beach, author: .companion, text: "聽起來很放鬆。你在海邊待了多久？",
                                     persona: "warm", provider: "offline")
@@ -64,7 +64,7 @@ import Testing
             try store.savePage(entryId: dinner, title: "晚餐", summary: "晚上吃了牛肉麵。", tags: ["美食"],
                                persona: "warm", provider: "offline", usageDay: "2026-11-03")
             draft = try diary.draft("還沒寫完的草稿", at: moment("2026-10-05 12:00"), media: [video])
-            try store.addMedia(entryId: draft, item: audio)
+            try store.media.add(entryId: draft, item: audio)
             records = try store.entryRecords(ids: try store.entryIds(includingDeleted: false))
             // A deleted entry must not appear anywhere.
             var gone = try #require(records.first { $0.id == breakfast })

@@ -239,7 +239,7 @@ struct SupabaseSyncTests {
         #expect(server.refreshes == 1, "one refresh")
         #expect(try await server.adminText("SELECT count(*) FROM diary.entry") == "30", "no page twice")
         #expect(try device.session.refreshToken != staleRefresh, "the new refresh token is saved")
-        #expect(try device.store.syncLedgerState().pending == 0)
+        #expect(try device.store.ledger.state().pending == 0)
         #expect(try await device.sync().isEmpty)
     }
 
@@ -288,9 +288,9 @@ struct SupabaseSyncTests {
         // Logged out elsewhere: the session and its refresh tokens are revoked.
         try await server.project.logOut(try device.session)
         try device.diary.page("離線也在", tags: ["日常"])
-        let queued = try device.store.syncLedgerState().pending
+        let queued = try device.store.ledger.state().pending
         await #expect(throws: SyncError.auth(.sessionEnded)) { try await device.sync() }
-        #expect(try queued > 0 && device.store.syncLedgerState().pending == queued, "nothing local is lost")
+        #expect(try queued > 0 && device.store.ledger.state().pending == queued, "nothing local is lost")
         #expect(try Credentials.load(device.paths) != nil)
     }
 
@@ -410,7 +410,7 @@ struct SupabaseSyncTests {
         await #expect(throws: CompanionError.usageUnknown) { try await gateway.count(.reply(entryId: "e3")) }
 
         // Logging out forgets the gateway: a Postgres login or none has no session to send.
-        try alice.store.unbindSyncUser()
+        try alice.store.ledger.unbindSyncUser()
         #expect(try CompanionGateway.signedIn(paths: alice.paths, store: alice.store) == nil)
     }
 

@@ -33,7 +33,7 @@ struct SyncEngineTests {
             for device in devices {
                 #expect(try device.store.entryRecords(ids: [beach])[0].tags == ["旅行", "海"])
                 #expect(try device.store.entryRecords(ids: [hill])[0].tags == ["爬山"])
-                #expect(try device.store.syncLedgerState().pending == 0)
+                #expect(try device.store.ledger.state().pending == 0)
                 #expect(try device.store.searchIndexIsConsistent())
                 #expect(try device.store.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT coalesce(user_id, '-') FROM entry") }
                         == [alice.userId], "pages pushed and pulled alike belong to the person")
@@ -137,13 +137,13 @@ struct SyncEngineTests {
         // Apart. A: a star, a tag renamed, a move. B, later: an edit of the words of the same
         // page, the same tag renamed to another name, a move of the same page, a page trashed.
         _ = try a.store.setStarred(ids: [one], true)
-        _ = try a.store.renameTag("旅游", to: "旅遊")
+        _ = try a.store.tags.rename("旅游", to: "旅遊")
         try a.store.move(id: three, relativeTo: one, before: false)
         try await Task.sleep(for: .milliseconds(10))
         _ = try b.store.edit(ids: [one], EntryEdit(title: "B 改的標題"))
-        _ = try b.store.renameTag("旅游", to: "旅行")
+        _ = try b.store.tags.rename("旅游", to: "旅行")
         try b.store.move(id: three, relativeTo: two, before: true)
-        _ = try b.store.trash(ids: [two])
+        _ = try b.store.trash.put(ids: [two])
 
         for device in [a, b, a, b] { try await device.sync() }
 
@@ -157,11 +157,11 @@ struct SyncEngineTests {
             var manual = FindRequest()
             manual.order = .manual
             #expect(try Finder(store: device.store).find(manual).hits.map(\.hit.entry.id) == [three, one], "B's later move wins")
-            #expect(try device.store.tagUses().first { $0.name == "旅游" } == nil)
+            #expect(try device.store.tags.uses().first { $0.name == "旅游" } == nil)
             #expect(try device.store.searchIndexIsConsistent())
         }
         // Out of the trash on A: a newer write, and B takes it.
-        _ = try a.store.untrash(ids: [two])
+        _ = try a.store.trash.takeOut(ids: [two])
         try await a.sync()
         try await b.sync()
         #expect(try b.store.entry(id: two).trashedAt == nil)
@@ -182,8 +182,8 @@ struct SyncEngineTests {
         #expect(FileManager.default.fileExists(atPath: onB))
         #expect(try await server.adminText("SELECT count(*)::text FROM diary.media_object") == "1")
 
-        _ = try a.store.trash(ids: [id])
-        let purged = try a.store.purge(ids: [id])
+        _ = try a.store.trash.put(ids: [id])
+        let purged = try a.store.trash.purge(ids: [id])
         #expect(purged.unusedMedia.map(\.sha256) == [photo.sha256])
         try await a.sync()
         try await b.sync()
@@ -216,7 +216,7 @@ struct SyncEngineTests {
         #expect(try await server.adminText("SELECT count(*)::text FROM diary.message") == "1")
         #expect(try await server.adminText("SELECT count(*)::text FROM diary.entry") == "1")
         #expect(try await server.adminText("SELECT count(*)::text FROM diary.push_receipt") == "1")
-        #expect(try a.store.syncLedgerState().pending == 0)
+        #expect(try a.store.ledger.state().pending == 0)
     }
 
     @Test func aClockFarAheadIsRefusedAndKeptAsADeadLetter() async throws {
@@ -233,15 +233,15 @@ struct SyncEngineTests {
         let report = try await a.sync()
         #expect(report.pushed == 1)
         #expect(report.refused == 1)
-        let state = try a.store.syncLedgerState()
+        let state = try a.store.ledger.state()
         #expect(state.pending == 0)
         #expect(state.deadLetters.map(\.rowId).contains(wrong))
         #expect(state.deadLetters.first?.error.contains("clock_ahead") == true)
         #expect(try await server.adminText("SELECT string_agg(id, ',') FROM diary.entry") == fine)
         // Refused changes are never retried blindly, and never dropped.
         #expect(try await a.sync().refused == 0)
-        #expect(try a.store.syncLedgerState().deadLetters.count == 1)
-        #expect(try a.store.requeueDeadLetters() == 1)
+        #expect(try a.store.ledger.state().deadLetters.count == 1)
+        #expect(try a.store.ledger.requeueDeadLetters() == 1)
         #expect(try await a.sync().refused == 1)
     }
 
@@ -270,7 +270,7 @@ struct SyncEngineTests {
         #expect(fetched.mediaFetched == 1)
         let path = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "mp4")
         #expect(FileManager.default.contents(atPath: path) == Data(bytes))
-        #expect(try b.store.syncLedgerState().mediaToFetch == 0)
+        #expect(try b.store.ledger.state().mediaToFetch == 0)
     }
 
     @Test func aRecordNobodyCanReadIsKeptAsideAndSyncGoesOn() async throws {
@@ -283,7 +283,7 @@ struct SyncEngineTests {
         try await server.adminText("UPDATE diary.entry SET doc = jsonb_set(doc, '{occurred_at}', '\"someday\"') WHERE id = '\(poisoned)'")
         let first = try await b.sync()
         #expect(first.rejected == 1)
-        #expect(try b.store.syncLedgerState().rejected == 1)
+        #expect(try b.store.ledger.state().rejected == 1)
         #expect(throws: StoreError.self) { try b.store.entry(id: poisoned) }
         // The cursor moved on: what A writes next still arrives.
         let next = try a.diary.page("之後的一篇", tags: ["y"])
@@ -324,7 +324,7 @@ struct SyncEngineTests {
         #expect(early.pulled == 1)
         #expect(early.mediaWaiting == 1)
         #expect(try b.store.entryRecords(ids: [entry]).first?.liveMedia.count == 1)
-        #expect(try b.store.syncLedgerState().mediaToFetch == 1)
+        #expect(try b.store.ledger.state().mediaToFetch == 1)
 
         try await a.sync()
         // The server's copy rots: B must not take it.
@@ -333,7 +333,7 @@ struct SyncEngineTests {
         #expect(rotten.mediaFetched == 0)
         let path = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "jpg")
         #expect(!FileManager.default.fileExists(atPath: path))
-        #expect(try b.store.syncLedgerState().mediaToFetch == 1)
+        #expect(try b.store.ledger.state().mediaToFetch == 1)
     }
 
     @Test func aDeviceIsNotSentBackWhatItPushedButOthersAre() async throws {
@@ -441,11 +441,11 @@ struct SyncEngineTests {
             return watched
         }
         #expect(watched.mostAtOnce == SyncEngine.batchesInFlight)
-        #expect(try a.store.syncLedgerState().pending > 0)
+        #expect(try a.store.ledger.state().pending > 0)
         // The two batches answered before the failure stay settled; the other three go on the
         // next sync, and every page is on the server once.
         #expect(try await a.sync(.push).pushed == OutgoingChange.batchLimit * 3)
-        #expect(try a.store.syncLedgerState().pending == 0)
+        #expect(try a.store.ledger.state().pending == 0)
         #expect(try await server.adminText("SELECT count(DISTINCT id)::text || ' ' || count(*)::text FROM diary.entry") == "100 100")
     }
 }

@@ -74,7 +74,7 @@ final class TestDevice {
     init(_ person: TestServer.Person, wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
         diary = try TestDiary(wallClock: wallClock)
         self.person = person
-        try store.bindSyncUser(person.userId)
+        try store.ledger.bindSyncUser(person.userId)
     }
 
     @discardableResult

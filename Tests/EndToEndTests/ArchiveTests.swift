@@ -184,7 +184,7 @@ struct ArchiveTests {
         try FileManager.default.createDirectory(at: stored.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.moveItem(at: scratch, to: stored)
         let store = try DiaryStore.open(DiaryPaths(homeFlag: sandbox.home.path, environment: [:]))
-        try store.addMedia(entryId: ids[1], item: MediaItem(kind: .video, sha256: digest, mime: "video/mp4", fileExtension: "mp4", bytes: size))
+        try store.media.add(entryId: ids[1], item: MediaItem(kind: .video, sha256: digest, mime: "video/mp4", fileExtension: "mp4", bytes: size))
 
         let archive = sandbox.root.appendingPathComponent("big.tar")
         let out = try peakMemory(sandbox, ["diary-sync", "backup", "-o", archive.path])

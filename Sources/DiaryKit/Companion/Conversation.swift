@@ -218,7 +218,7 @@ public struct Conversation: Sendable {
         var notices: [Phrase] = []
         let entry = try store.entry(id: entryId, includeMessages: true)
         var request = try await condensed(entry, persona: persona, notices: &notices)
-        request.existingTags = try store.tagUses().map(\.name)
+        request.existingTags = try store.tags.uses().map(\.name)
         let page: Page
         let by: String
         do {

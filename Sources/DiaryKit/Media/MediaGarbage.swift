@@ -17,7 +17,7 @@ package enum MediaGarbage {
         let cutoff = now.addingTimeInterval(-grace)
         let media = files(in: store.paths.media, olderThan: cutoff)
         let thumbnails = files(in: store.paths.thumbnails, olderThan: cutoff)
-        let used = try store.filesInUse()
+        let used = try store.media.filesInUse()
         return media.filter { !used.media.contains($0.digest ?? "") }.map(\.item)
             + thumbnails.filter { !used.thumbnails.contains($0.digest ?? "") }.map(\.item)
     }

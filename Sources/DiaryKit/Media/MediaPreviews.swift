@@ -17,7 +17,7 @@ package enum MediaPreviews {
             let source = store.paths.media.appendingPathComponent(item.relativePath)
             guard FileManager.default.fileExists(atPath: source.path),
                   let thumbnail = try? Thumbnail.make(kind: item.kind, source: source, into: store.paths.thumbnails),
-                  (try? store.setThumbnail(mediaSHA256: item.sha256, thumbnail: thumbnail.sha256)) != nil else { continue }
+                  (try? store.media.setThumbnail(mediaSHA256: item.sha256, thumbnail: thumbnail.sha256)) != nil else { continue }
             made += 1
         }
         return made

@@ -146,7 +146,7 @@ public struct Finder: Sendable {
 
     /// `全部` and every tag in use, most recent first, with counts.
     public func tagTiles() throws -> (all: Int, tags: [TagUse]) {
-        (try store.liveEntryCount(), try store.tagUses())
+        (try store.liveEntryCount(), try store.tags.uses())
     }
 
     /// The store filter for a request; nil when it can match nothing (words with no letters).

@@ -32,7 +32,7 @@ extension Finder {
         var request = request
         request.keywords = nil
         guard let filter = try filter(request) else { return [] }
-        let names = try store.tagUses().map(\.name)
+        let names = try store.tags.uses().map(\.name)
         let feelings = Dictionary(uniqueKeysWithValues: names.compactMap { name in Lexicon.feeling(ofTag: name, language: language).map { (name, $0) } })
         guard !feelings.isEmpty else { return [] }
         var counts: [String: [String: Int]] = [:]

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 
-/// The one owner of the diary database: opening, migrating, and every read and write.
+/// The one owner of the diary database: opening, migrating, its one writer, and the
+/// entries. The rest is in rooms over the same writer: `trash`, `history`, `tags`, `media`
+/// and the sync `ledger`.
 ///
 /// WAL lets a chat in one terminal and a search in another run at once; writes take an
 /// immediate transaction and wait (busy timeout) instead of failing when another process

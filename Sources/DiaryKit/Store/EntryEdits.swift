@@ -66,9 +66,10 @@ public struct PageVersion: Sendable, Equatable {
     }
 }
 
-// Edits, the star, the trash and the person's own order. Each is one transaction over
-// every entry it names (a pipe of 500 ids is one commit), stamps the clock of the part it
-// changes and keeps the version of the page it replaced.
+// Edits, the star and the person's own order (the trash is `DiaryTrash`, the tags as a
+// whole `DiaryTags`). Each is one transaction over every entry it names (a pipe of 500 ids
+// is one commit), stamps the clock of the part it changes and keeps the version of the page
+// it replaced.
 extension DiaryStore {
     /// Applies one edit to every entry given, in one transaction; returns the ids that changed.
     package func edit(ids: [String], _ edit: EntryEdit) throws -> [String] {
@@ -79,66 +80,9 @@ extension DiaryStore {
         }
     }
 
-    /// Removes the tags named for each page, in one transaction, without marking the pages
-    /// as edited by hand; what was removed is kept on this device so `restoreTidiedTags`
-    /// can put it back. Returns the ids that changed.
-    package func tidyTags(_ removals: [String: [String]]) throws -> [String] {
-        try write { db in
-            var kept = try tidiedTags(db)
-            var changed: [String] = []
-            for (id, tags) in removals.sorted(by: { $0.key < $1.key }) {
-                let had = Set(try pageVersion(db, id).tags)
-                guard try apply(db, EntryEdit(removeTags: tags), to: id, byHand: false) else { continue }
-                kept[id, default: []].append(contentsOf: tags.filter { had.contains($0) && !(kept[id] ?? []).contains($0) })
-                changed.append(id)
-            }
-            try saveTidiedTags(db, kept)
-            return changed
-        }
-    }
-
-    /// Puts back every tag `tidyTags` removed on pages that still exist outside the trash,
-    /// in one transaction; returns the ids that changed.
-    package func restoreTidiedTags() throws -> [String] {
-        try write { db in
-            var changed: [String] = []
-            for (id, tags) in try tidiedTags(db).sorted(by: { $0.key < $1.key }) {
-                guard try Int.fetchOne(db.cachedStatement(sql: """
-                    SELECT count(*) FROM entry WHERE id = ? AND deleted_at IS NULL AND trashed_at IS NULL
-                    """), arguments: [id]) == 1 else { continue }
-                if try apply(db, EntryEdit(addTags: tags), to: id, byHand: false) { changed.append(id) }
-            }
-            try saveTidiedTags(db, [:])
-            return changed
-        }
-    }
-
-    /// The tags the clean-up removed, by page: a device setting, so backups carry it.
-    private static let tidiedTagsKey = "tags.tidied"
-
-    private func tidiedTags(_ db: Database) throws -> [String: [String]] {
-        guard let text = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"),
-                                             arguments: [Self.tidiedTagsKey]),
-              case let .object(pairs)? = JSON.parse(Data(text.utf8)) else { return [:] }
-        var kept: [String: [String]] = [:]
-        for (id, tags) in pairs { kept[id] = tags.arrayValue?.compactMap(\.stringValue) ?? [] }
-        return kept
-    }
-
-    private func saveTidiedTags(_ db: Database, _ kept: [String: [String]]) throws {
-        if kept.isEmpty {
-            try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key = ?").execute(arguments: [Self.tidiedTagsKey])
-            return
-        }
-        let json = JSON.object(kept.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map(JSON.string))) })
-        try db.cachedStatement(sql: """
-            INSERT INTO device_setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """).execute(arguments: [Self.tidiedTagsKey, json.serialized])
-    }
-
     /// Applies an edit to one page; `byHand` marks it as the person's (a later page from the
     /// companion asks first).
-    private func apply(_ db: Database, _ edit: EntryEdit, to id: String, byHand: Bool = true) throws -> Bool {
+    func apply(_ db: Database, _ edit: EntryEdit, to id: String, byHand: Bool = true) throws -> Bool {
         try requireLiveEntry(db, id)
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT moment_key, occurred_at, context FROM entry WHERE id = ?
@@ -199,98 +143,6 @@ extension DiaryStore {
         }
     }
 
-    /// Puts saved pages in the trash: hidden everywhere until taken out or purged.
-    package func trash(ids: [String]) throws -> [String] {
-        try write { db in
-            var moved: [String] = []
-            for id in ids {
-                guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT moment_key, status, trashed_at FROM entry WHERE id = ? AND deleted_at IS NULL"),
-                                                 arguments: [id]) else { throw StoreError.entryNotFound(id) }
-                if row["trashed_at"] as Int64? != nil { continue }
-                // A draft has no page to keep: it is discarded, not trashed.
-                if row["status"] as String != EntryStatus.saved.rawValue { throw StoreError.notSaved(id) }
-                let hlc = try tick(db)
-                _ = try setPart(db, .trash, of: id, hlc: hlc, "trashed_at = ?", [Timestamps.millis(Date())])
-                try db.cachedStatement(sql: "DELETE FROM entry_fts WHERE rowid = ?").execute(arguments: [row["moment_key"] as Int64])
-                try recountTags(db, entryId: id)
-                moved.append(id)
-            }
-            return moved
-        }
-    }
-
-    /// Takes pages out of the trash; returns the ids that came back.
-    package func untrash(ids: [String]) throws -> [String] {
-        try write { db in
-            var restored: [String] = []
-            for id in ids {
-                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT trashed_at IS NOT NULL FROM entry WHERE id = ? AND deleted_at IS NULL"),
-                                        arguments: [id]) == true else { throw StoreError.notInTrash(id) }
-                let hlc = try tick(db)
-                _ = try setPart(db, .trash, of: id, hlc: hlc, "trashed_at = NULL", [])
-                try Self.reindex(db, entryId: id)
-                try recountTags(db, entryId: id)
-                restored.append(id)
-            }
-            return restored
-        }
-    }
-
-    /// The id of the page in the trash whose id starts with `reference`.
-    package func resolveInTrash(reference: String) throws -> String {
-        let prefix = reference.lowercased()
-        let ids = try read { db in
-            try String.fetchAll(db.cachedStatement(sql: """
-                SELECT id FROM entry WHERE id >= ? AND id < ? AND deleted_at IS NULL AND trashed_at IS NOT NULL LIMIT 2
-                """), arguments: [prefix, prefix + "~"])
-        }
-        guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }), let first = ids.first else {
-            throw StoreError.notInTrash(reference)
-        }
-        if ids.count > 1 { throw StoreError.ambiguous(reference) }
-        return first
-    }
-
-    /// Purges pages from the trash for good: those given, or every one trashed before
-    /// `before`. Each becomes a tombstone without its words (the deletion syncs and never
-    /// comes back); returns the media files no live entry uses any more, for the caller to
-    /// remove after the commit.
-    package func purge(ids: [String]? = nil, trashedBefore before: Date? = nil) throws -> (purged: [String], unusedMedia: [MediaItem]) {
-        try write { db in
-            let candidates: [String]
-            if let ids {
-                candidates = ids
-            } else {
-                candidates = try String.fetchAll(db.cachedStatement(sql: """
-                    SELECT id FROM entry WHERE deleted_at IS NULL AND trashed_at IS NOT NULL AND trashed_at < ?
-                    """), arguments: [Timestamps.millis(before ?? .distantFuture)])
-            }
-            var purged: [String] = []
-            var media: [MediaItem] = []
-            for id in candidates {
-                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT trashed_at IS NOT NULL FROM entry WHERE id = ? AND deleted_at IS NULL"),
-                                        arguments: [id]) == true else { throw StoreError.notInTrash(id) }
-                media += try mediaItems(db, entryIds: [id])[id] ?? []
-                let hlc = try tick(db)
-                let now = Timestamps.millis(Date())
-                try db.cachedStatement(sql: """
-                    UPDATE entry SET deleted_at = ?, hlc = ?, device_id = ?, note = NULL, transcript = NULL, analysis = NULL,
-                        context = NULL, title = NULL, summary = NULL, digest = NULL, last_error = NULL
-                    WHERE id = ?
-                    """).execute(arguments: [now, hlc, deviceId, id])
-                try db.cachedStatement(sql: "UPDATE media SET deleted_at = ?, hlc = ?, device_id = ? WHERE entry_id = ? AND deleted_at IS NULL")
-                    .execute(arguments: [now, hlc, deviceId, id])
-                // The words go too: each message becomes an empty tombstone.
-                try db.cachedStatement(sql: "UPDATE message SET deleted_at = ?, hlc = ?, device_id = ?, text = '' WHERE entry_id = ?")
-                    .execute(arguments: [now, hlc, deviceId, id])
-                try db.cachedStatement(sql: "DELETE FROM entry_version WHERE entry_id = ?").execute(arguments: [id])
-                try enqueue(db, table: .entry, rowId: id, op: .delete, hlc: hlc)
-                purged.append(id)
-            }
-            return (purged, try unused(media, db))
-        }
-    }
-
     /// Moves a page just before or just after another in the person's own order.
     package func move(id: String, relativeTo target: String, before: Bool) throws {
         try write { db in
@@ -309,51 +161,6 @@ extension DiaryStore {
             let newKey = before ? OrderKey.between(neighbour, targetKey) : OrderKey.between(targetKey, neighbour)
             let hlc = try tick(db)
             _ = try setPart(db, .order, of: id, hlc: hlc, "order_key = ?", [newKey])
-        }
-    }
-
-    /// Renames a tag on every page that has it (merging it into `newName` where that exists);
-    /// returns how many pages changed.
-    package func renameTag(_ oldName: String, to newName: String) throws -> Int {
-        try write { db in
-            guard oldName != newName,
-                  let oldId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [oldName]) else { return 0 }
-            let ids = try String.fetchAll(db.cachedStatement(sql: """
-                SELECT e.id FROM entry_tag et JOIN entry e ON e.id = et.entry_id WHERE et.tag_id = ? AND e.deleted_at IS NULL
-                ORDER BY e.moment_key
-                """), arguments: [oldId])
-            let now = Timestamps.millis(Date())
-            for id in ids {
-                let before = try pageVersion(db, id)
-                var tags = before.tags.map { $0 == oldName ? newName : $0 }
-                var seen = Set<String>()
-                tags = tags.filter { seen.insert($0).inserted }
-                let hlc = try tick(db)
-                try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: now)
-                try touch(db, entryId: id, hlc: hlc, set: "edited_at = ?", [now])
-                _ = try keepVersion(db, before, entryId: id, by: .person)
-                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT trashed_at IS NULL FROM entry WHERE id = ?"), arguments: [id]) == true {
-                    try Self.reindex(db, entryId: id)
-                }
-            }
-            for tagId in [oldId] + (try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM tag WHERE name = ?"), arguments: [newName])) {
-                try recountTag(db, tagId: tagId)
-            }
-            return ids.count
-        }
-    }
-
-    /// The earlier versions of a page, newest first.
-    package func history(entryId: String) throws -> [PageVersion] {
-        try read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM entry_version WHERE entry_id = ? ORDER BY replaced_at DESC, hlc DESC
-                """), arguments: [entryId]).compactMap { row in
-                guard let json = JSON.parse(Data((row["version"] as String).utf8)) else { return nil }
-                return Self.pageVersion(json: json, hlc: row["hlc"], deviceId: row["device_id"],
-                                        replacedAt: Timestamps.date(millis: row["replaced_at"]),
-                                        replacedBy: VersionSource(rawValue: row["replaced_by"]) ?? .person)
-            }
         }
     }
 
@@ -400,7 +207,7 @@ extension DiaryStore {
     /// Sets the fields of one part (star, trash, order) with its own clock; the content's
     /// clock is written down first so that the entry's newer clock does not claim it.
     /// False when `unless` held already (nothing to change).
-    private func setPart(_ db: Database, _ part: FieldClocks.Part, of id: String, hlc: String, _ assignment: String,
+    func setPart(_ db: Database, _ part: FieldClocks.Part, of id: String, hlc: String, _ assignment: String,
                          _ values: [(any DatabaseValueConvertible)?], unless condition: String? = nil,
                          _ conditionValues: [(any DatabaseValueConvertible)?] = []) throws -> Bool {
         var arguments = StatementArguments(values)
@@ -434,7 +241,7 @@ extension DiaryStore {
     }
 
     /// Recounts the tags of one entry (after it went into or out of the trash).
-    private func recountTags(_ db: Database, entryId: String) throws {
+    func recountTags(_ db: Database, entryId: String) throws {
         for tagId in try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"), arguments: [entryId]) {
             try recountTag(db, tagId: tagId)
         }

@@ -60,18 +60,6 @@ extension DiaryStore {
         try read { db in try messages(db, entryId: entryId) }
     }
 
-    /// Every tag in use, most recently used first, then most used.
-    package func tagUses() throws -> [TagUse] {
-        try read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT name, entry_count, last_used_at FROM tag WHERE deleted_at IS NULL AND entry_count > 0
-                """)).map { row in
-                TagUse(name: row["name"], count: row["entry_count"],
-                       lastUsedAt: (row["last_used_at"] as Int64?).map(Timestamps.date(millis:)))
-            }.sorted(by: TagUse.mostRecentFirst)
-        }
-    }
-
     /// A stored setting.
     package func setting(_ key: String) throws -> String? {
         try read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = ?"), arguments: [key]) }
@@ -93,21 +81,6 @@ extension DiaryStore {
     /// How much of something counted per day (`UsageKind`) was used on `day` (YYYY-MM-DD).
     public func usage(on day: String, kind: String) throws -> Int {
         try read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM usage WHERE day = ? AND kind = ?"), arguments: [day, kind]) ?? 0 }
-    }
-
-    /// True when some live entry still points at this media file.
-    package func isMediaReferenced(sha256: String) throws -> Bool {
-        try read { db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE sha256 = ? AND deleted_at IS NULL LIMIT 1"), arguments: [sha256]) == true
-        }
-    }
-
-    /// The media files and thumbnails some live media row uses (a page in the trash still does).
-    package func filesInUse() throws -> (media: Set<String>, thumbnails: Set<String>) {
-        try read { db in
-            (Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT sha256 FROM media WHERE deleted_at IS NULL"))),
-             Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT thumbnail FROM media WHERE deleted_at IS NULL AND thumbnail IS NOT NULL"))))
-        }
     }
 
     // MARK: - Assembly

@@ -127,23 +127,6 @@ extension DiaryStore {
         }
     }
 
-    /// Adds a stored file (a voice memo) to an entry, after the media it has; adding the
-    /// same file twice keeps one row.
-    public func addMedia(entryId: String, item: MediaItem) throws {
-        try write { db in
-            try requireEntry(db, entryId)
-            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE entry_id = ? AND sha256 = ? AND deleted_at IS NULL"),
-                                    arguments: [entryId, item.sha256]) != true else { return }
-            let hlc = try tick(db)
-            let position = try Int.fetchOne(db.cachedStatement(sql: "SELECT coalesce(max(position) + 1, 0) FROM media WHERE entry_id = ?"),
-                                            arguments: [entryId]) ?? 0
-            let mediaId = UUIDv7.make()
-            try insertMedia(db, id: mediaId, entryId: entryId, position: position, item: item, hlc: hlc)
-            try enqueue(db, table: .media, rowId: mediaId, hlc: hlc)
-            try touch(db, entryId: entryId, hlc: hlc, set: "status = status")
-        }
-    }
-
     /// Stores a setting of this device only (consent, one-time notices); never synced.
     package func setDeviceSetting(_ key: String, _ value: String) throws {
         try write { db in
@@ -260,7 +243,7 @@ extension DiaryStore {
         }
     }
 
-    private func insertMedia(_ db: Database, id: String, entryId: String, position: Int, item: MediaItem, hlc: String) throws {
+    func insertMedia(_ db: Database, id: String, entryId: String, position: Int, item: MediaItem, hlc: String) throws {
         try db.cachedStatement(sql: """
             INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
                               width, height, duration, taken_at)
@@ -270,7 +253,7 @@ extension DiaryStore {
                              item.takenAt.map(Timestamps.millis)])
     }
 
-    private func requireEntry(_ db: Database, _ entryId: String) throws {
+    func requireEntry(_ db: Database, _ entryId: String) throws {
         try requireLiveEntry(db, entryId)
     }
 

@@ -95,14 +95,6 @@ extension DiaryStore {
         }
     }
 
-    /// Records the thumbnail made for every media row showing these bytes.
-    package func setThumbnail(mediaSHA256: String, thumbnail: String) throws {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE media SET thumbnail = ? WHERE sha256 = ? AND thumbnail IS NOT ?")
-                .execute(arguments: [thumbnail, mediaSHA256, thumbnail])
-        }
-    }
-
     // A day: a clock further ahead than this is a broken or hostile source, and taking it
     // would make every later local edit lose to it.
     static let clockSkewAllowed: Int64 = 86_400_000

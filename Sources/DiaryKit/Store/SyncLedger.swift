@@ -49,15 +49,25 @@ package struct SyncLedgerState: Sendable {
     package var cursor: Int64
 }
 
-// The local half of sync: the outbox read as whole records, the server's answers written
-// back, pulled records merged together with the cursor, media transfers remembered.
+/// The local half of sync, over the store's one writer: the outbox read as whole records,
+/// the server's answers written back, pulled records merged together with the cursor, media
+/// transfers remembered, the account this diary syncs with (`store.ledger`).
+package struct SyncLedger: Sendable {
+    let store: DiaryStore
+}
+
 extension DiaryStore {
+    /// The outbox and everything else sync keeps on this device.
+    package var ledger: SyncLedger { SyncLedger(store: self) }
+}
+
+extension SyncLedger {
     /// Walks the queue in order, one change per entry or setting, handing each to `take`
     /// until it answers false. Rows waiting out a backoff are left out when `dueOnly`, and
     /// the rows in `excluding` always.
     package func queuedChanges(dueOnly: Bool, excluding: Set<Int64> = [], now: Date = Date(),
                                take: (QueuedChange) throws -> Bool) throws {
-        try read { db in
+        try store.read { db in
             var seen: Set<String> = []
             var after: Int64 = 0
             while true {
@@ -88,7 +98,7 @@ extension DiaryStore {
     /// Records the server's answers in one transaction: accepted changes leave the queue
     /// (their entries are now known to the server), refused ones become dead letters.
     package func settle(accepted: [QueuedChange], refused: [(QueuedChange, String)], userId: String, now: Date = Date()) throws {
-        try write { db in
+        try store.write { db in
             // Tag rows carry nothing the server keeps (tags travel by name with their links).
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE table_name = 'tag'").execute()
             for change in accepted {
@@ -113,7 +123,7 @@ extension DiaryStore {
     /// Leaves changes queued after a failure that may pass (offline, server restarting): one
     /// more attempt counted on each row, the next one after `pause(attempts so far)`.
     package func postpone(_ changes: [QueuedChange], error: String, pause: (Int) -> TimeInterval, now: Date = Date()) throws {
-        try write { db in
+        try store.write { db in
             for change in changes {
                 let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT seq, attempts FROM outbox WHERE seq IN (SELECT value FROM json_each(?))"),
                                             arguments: [Self.jsonList(change.outboxSeqs)])
@@ -128,7 +138,7 @@ extension DiaryStore {
 
     /// Puts dead letters back in the queue (after the cause was fixed); returns how many.
     package func requeueDeadLetters() throws -> Int {
-        try write { db in
+        try store.write { db in
             try db.cachedStatement(sql: "UPDATE outbox SET dead_at = NULL, next_attempt_at = NULL WHERE dead_at IS NOT NULL").execute()
             return db.changesCount
         }
@@ -136,20 +146,20 @@ extension DiaryStore {
 
     /// The last server sequence number merged here.
     package func pullCursor() throws -> Int64 {
-        try read { db in Int64(try Self.syncState(db, "pull_cursor") ?? "0") ?? 0 }
+        try store.read { db in Int64(try DiaryStore.syncState(db, "pull_cursor") ?? "0") ?? 0 }
     }
 
     /// Merges pulled records and moves the cursor in one transaction, so a crash either
     /// keeps both or neither. Media whose bytes are not here yet are queued to fetch.
     package func applyPulled(_ batch: MergeBatch, settings: [SettingRecord], rejects: [(record: String, problem: String)] = [],
                              cursor: Int64, userId: String) throws -> MergeReport {
-        try write { db in
-            let report = try mergeFromServer(db, batch: batch, settings: settings, userId: userId)
+        try store.write { db in
+            let report = try store.mergeFromServer(db, batch: batch, settings: settings, userId: userId)
             for reject in rejects {
                 try db.cachedStatement(sql: "INSERT INTO pulled_reject(record, problem, received_at) VALUES (?, ?, ?)")
                     .execute(arguments: [reject.record, reject.problem, Timestamps.millis(Date())])
             }
-            let media = ContentAddressedFolder(paths.media)
+            let media = ContentAddressedFolder(store.paths.media)
             for record in batch.records {
                 for item in record.liveMedia.map(\.item) {
                     try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [item.sha256])
@@ -159,14 +169,14 @@ extension DiaryStore {
                         """).execute(arguments: [item.sha256, record.id, item.fileExtension, item.bytes])
                 }
             }
-            try Self.setSyncState(db, "pull_cursor", String(cursor))
+            try DiaryStore.setSyncState(db, "pull_cursor", String(cursor))
             return report
         }
     }
 
     /// Media still to send (`up`) or fetch (`down`), fewest attempts first.
     package func mediaTransfers(_ direction: String) throws -> [MediaTransfer] {
-        try read { db in
+        try store.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT t.sha256, t.entry_id, t.ext, t.bytes, (SELECT m.mime FROM media m WHERE m.sha256 = t.sha256 LIMIT 1) AS mime
                 FROM media_transfer t WHERE t.direction = ? ORDER BY t.attempts, t.sha256
@@ -179,7 +189,7 @@ extension DiaryStore {
 
     /// A transfer done: the server holds these bytes (and, fetched, so does this device).
     package func finishTransfer(sha256: String, direction: String) throws {
-        try write { db in
+        try store.write { db in
             try db.cachedStatement(sql: "DELETE FROM media_transfer WHERE sha256 = ? AND direction = ?").execute(arguments: [sha256, direction])
             try db.cachedStatement(sql: "INSERT INTO media_on_server(sha256) VALUES (?) ON CONFLICT DO NOTHING").execute(arguments: [sha256])
         }
@@ -187,7 +197,7 @@ extension DiaryStore {
 
     /// A transfer that did not finish; it is tried again on the next sync.
     package func failTransfer(sha256: String, direction: String, error: String) throws {
-        try write { db in
+        try store.write { db in
             try db.cachedStatement(sql: """
                 UPDATE media_transfer SET attempts = attempts + 1, last_error = ? WHERE sha256 = ? AND direction = ?
                 """).execute(arguments: [error, sha256, direction])
@@ -196,26 +206,26 @@ extension DiaryStore {
 
     /// Notes how a sync ended (nil: it succeeded, now).
     package func recordSyncOutcome(error: String?, now: Date = Date()) throws {
-        try write { db in
+        try store.write { db in
             if let error {
-                try Self.setSyncState(db, "last_error", error)
+                try DiaryStore.setSyncState(db, "last_error", error)
             } else {
                 try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key = 'last_error'").execute()
-                try Self.setSyncState(db, "last_sync_at", String(Timestamps.millis(now)))
+                try DiaryStore.setSyncState(db, "last_sync_at", String(Timestamps.millis(now)))
             }
         }
     }
 
     /// The user this diary syncs with, once it has synced.
-    package func syncedUser() throws -> String? { try read { db in try Self.syncState(db, "user_id") } }
+    package func syncedUser() throws -> String? { try store.read { db in try DiaryStore.syncState(db, "user_id") } }
 
     /// Ties the diary to a server account; a different account than before starts the
     /// cursor and the server's media list afresh.
     package func bindSyncUser(_ userId: String) throws {
-        try write { db in
-            if try Self.syncState(db, "user_id") == userId { return }
-            try Self.setSyncState(db, "user_id", userId)
-            try Self.setSyncState(db, "pull_cursor", "0")
+        try store.write { db in
+            if try DiaryStore.syncState(db, "user_id") == userId { return }
+            try DiaryStore.setSyncState(db, "user_id", userId)
+            try DiaryStore.setSyncState(db, "pull_cursor", "0")
             try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
         }
     }
@@ -224,9 +234,9 @@ extension DiaryStore {
     /// with stays bound (only wiping the diary frees it), so a later login to another
     /// account cannot mix two people's pages; the outbox stays too, to send on next login.
     package func unbindSyncUser() throws {
-        try write { db in
+        try store.write { db in
             try db.cachedStatement(sql: "DELETE FROM sync_state WHERE key IN ('pull_cursor', 'last_error', 'last_sync_at')").execute()
-            try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key IN (?, ?)").execute(arguments: [Self.serverGatewayKey, Self.serverPremiumKey])
+            try db.cachedStatement(sql: "DELETE FROM device_setting WHERE key IN (?, ?)").execute(arguments: [SyncLedger.serverGatewayKey, SyncLedger.serverPremiumKey])
             try db.cachedStatement(sql: "DELETE FROM media_on_server").execute()
             try db.cachedStatement(sql: "DELETE FROM media_transfer").execute()
         }
@@ -238,18 +248,18 @@ extension DiaryStore {
     /// settings of this device, since they belong to the login, not the diary. Each is
     /// written only when it changed.
     package func cacheServerConfig(provider: String?, gateway: String?, premium: Bool) throws {
-        try write { db in
+        try store.write { db in
             let stored = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE key = 'companion.provider'"))
             if provider == nil, stored != nil {
                 try db.cachedStatement(sql: "DELETE FROM setting WHERE key = 'companion.provider'").execute()
             } else if let provider, stored != provider {
-                let hlc = try tick(db)
+                let hlc = try store.tick(db)
                 try db.cachedStatement(sql: """
                     INSERT INTO setting(key, value, device_id, hlc, updated_at) VALUES ('companion.provider', ?, ?, ?, ?)
                     ON CONFLICT(key) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, updated_at = excluded.updated_at
-                    """).execute(arguments: [provider, deviceId, hlc, Timestamps.millis(Date())])
+                    """).execute(arguments: [provider, store.deviceId, hlc, Timestamps.millis(Date())])
             }
-            for (key, value) in [Self.serverGatewayKey: gateway, Self.serverPremiumKey: premium ? "true" : nil] {
+            for (key, value) in [SyncLedger.serverGatewayKey: gateway, SyncLedger.serverPremiumKey: premium ? "true" : nil] {
                 let stored = try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM device_setting WHERE key = ?"), arguments: [key])
                 guard stored != value else { continue }
                 if let value {
@@ -267,8 +277,8 @@ extension DiaryStore {
     package static let serverPremiumKey = "server.premium"
 
     /// The outbox, dead letters, transfers and the last sync, for `status`.
-    package func syncLedgerState() throws -> SyncLedgerState {
-        try read { db in
+    package func state() throws -> SyncLedgerState {
+        try store.read { db in
             let dead = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT table_name, row_id, last_error, dead_at FROM outbox WHERE dead_at IS NOT NULL ORDER BY seq
                 """)).map { DeadLetter(table: $0["table_name"], rowId: $0["row_id"], error: $0["last_error"] ?? "",
@@ -281,9 +291,9 @@ extension DiaryStore {
                 rejected: try count("SELECT count(*) FROM pulled_reject"),
                 mediaToSend: try count("SELECT count(*) FROM media_transfer WHERE direction = 'up'"),
                 mediaToFetch: try count("SELECT count(*) FROM media_transfer WHERE direction = 'down'"),
-                lastSyncAt: try Self.syncState(db, "last_sync_at").flatMap(Int64.init).map(Timestamps.date(millis:)),
-                lastError: try Self.syncState(db, "last_error"),
-                cursor: Int64(try Self.syncState(db, "pull_cursor") ?? "0") ?? 0)
+                lastSyncAt: try DiaryStore.syncState(db, "last_sync_at").flatMap(Int64.init).map(Timestamps.date(millis:)),
+                lastError: try DiaryStore.syncState(db, "last_error"),
+                cursor: Int64(try DiaryStore.syncState(db, "pull_cursor") ?? "0") ?? 0)
         }
     }
 
@@ -292,7 +302,7 @@ extension DiaryStore {
     /// device gets a new id on next open: the server must not take it for the device that
     /// already holds everything it pushed.
     package func wipeAll() throws {
-        try write { db in
+        try store.write { db in
             try db.execute(sql: """
                 DELETE FROM entry_fts; DELETE FROM entry_tag; DELETE FROM tag_removal; DELETE FROM message; DELETE FROM media;
                 DELETE FROM entry; DELETE FROM tag; DELETE FROM setting; DELETE FROM usage; DELETE FROM conflict;

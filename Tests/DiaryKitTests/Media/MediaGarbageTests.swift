@@ -25,11 +25,11 @@ import Testing
             MediaItem(kind: .photo, sha256: digest, mime: "image/jpeg", fileExtension: "jpg", bytes: 9, thumbnail: digest == used ? thumbnail : nil)
         }
         let keep = try diary.draft("用著", media: [item(used)])
-        try diary.store.setThumbnail(mediaSHA256: used, thumbnail: thumbnail)
+        try diary.store.media.setThumbnail(mediaSHA256: used, thumbnail: thumbnail)
         _ = keep
         let inTrash = try diary.draft("回收桶", media: [item(trashed)])
         try diary.store.savePage(entryId: inTrash, title: "t", summary: "s", tags: ["x"], persona: "warm", provider: "offline", usageDay: "2026-11-23")
-        _ = try diary.store.trash(ids: [inTrash])
+        _ = try diary.store.trash.put(ids: [inTrash])
 
         let hour: TimeInterval = 3600
         _ = try file(paths.media, used, age: 2 * hour)
@@ -53,7 +53,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: stranger))
         #expect(try MediaGarbage.find(store: diary.store).isEmpty)
         // Once the page in the trash is purged, its file is garbage too.
-        _ = try diary.store.purge(ids: [inTrash])
+        _ = try diary.store.trash.purge(ids: [inTrash])
         #expect(try MediaGarbage.find(store: diary.store).map(\.path) == [paths.media.appendingPathComponent("bb/\(trashed).jpg").path])
     }
 }

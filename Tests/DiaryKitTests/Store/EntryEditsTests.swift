@@ -29,13 +29,13 @@ import Testing
         #expect(try finder.find(request).hits.isEmpty)
         #expect(try diary.store.searchIndexIsConsistent())
 
-        let history = try diary.store.history(entryId: id)
+        let history = try diary.store.history.versions(of: id)
         #expect(history.count == 1)
         #expect(history[0].title == "海邊" && history[0].tags == ["照片", "海"] && history[0].replacedBy == .person)
         #expect(history[0].timeZone == "Asia/Taipei" && history[0].place == nil)
         // Editing to the same values changes nothing and keeps no version.
         #expect(try diary.store.edit(ids: [id], EntryEdit(title: "海邊的傍晚")).isEmpty)
-        #expect(try diary.store.history(entryId: id).count == 1)
+        #expect(try diary.store.history.versions(of: id).count == 1)
     }
 
     @Test func aNewPageFromTheCompanionKeepsThePersonsVersionAndIsTheCompanionsAgain() throws {
@@ -44,7 +44,7 @@ import Testing
         _ = try diary.store.edit(ids: [id], EntryEdit(summary: "我自己改的內容"))
         try diary.store.savePage(entryId: id, title: "新的頁", summary: "夥伴重寫的", tags: ["家"], persona: "warm",
                                  provider: "offline", usageDay: "2026-11-22")
-        let history = try diary.store.history(entryId: id)
+        let history = try diary.store.history.versions(of: id)
         #expect(history.map(\.summary) == ["我自己改的內容", "原本的頁"])
         #expect(history.map(\.replacedBy) == [.companion, .person])
         #expect(try diary.store.entry(id: id).editedAt == nil)
@@ -55,14 +55,14 @@ import Testing
         var ids: [String] = []
         for index in 0..<500 { ids.append(try diary.page("第 \(index) 篇", tags: ["旅游"], at: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 60))) }
         let trashed = try diary.page("回收桶裡的", tags: ["旅游"])
-        _ = try diary.store.trash(ids: [trashed])
+        _ = try diary.store.trash.put(ids: [trashed])
         // One page that cannot be changed stops them all: nothing is half done.
         #expect(throws: StoreError.inTrash(trashed)) {
             try diary.store.edit(ids: ids + [trashed], EntryEdit(addTags: ["旅遊"], removeTags: ["旅游"]))
         }
-        #expect(try diary.store.tagUses().map(\.name) == ["旅游"])
+        #expect(try diary.store.tags.uses().map(\.name) == ["旅游"])
         #expect(try diary.store.edit(ids: ids, EntryEdit(addTags: ["旅遊"], removeTags: ["旅游"])).count == 500)
-        #expect(try diary.store.tagUses().map { "\($0.name) \($0.count)" } == ["旅遊 500"])
+        #expect(try diary.store.tags.uses().map { "\($0.name) \($0.count)" } == ["旅遊 500"])
     }
 
     @Test func theTrashHidesAPageEverywhereUntilItComesBackOrIsPurged() throws {
@@ -74,16 +74,16 @@ import Testing
         try diary.store.savePage(entryId: id, title: "要丟掉的", summary: "要丟掉的", tags: ["海", "丟"], persona: "warm",
                                  provider: "offline", usageDay: "2026-11-20")
         let draft = try diary.draft("草稿")
-        #expect(throws: StoreError.notSaved(draft)) { try diary.store.trash(ids: [draft]) }
+        #expect(throws: StoreError.notSaved(draft)) { try diary.store.trash.put(ids: [draft]) }
 
-        #expect(try diary.store.trash(ids: [id]) == [id])
+        #expect(try diary.store.trash.put(ids: [id]) == [id])
         let finder = Finder(store: diary.store)
         var words = FindRequest()
         words.keywords = "丟掉"
         #expect(try finder.find(words).hits.isEmpty)
         #expect(try finder.count(FindRequest()) == 2, "the shared page and the draft")
         #expect(try diary.store.liveEntryCount() == 2)
-        #expect(try diary.store.tagUses().map { "\($0.name) \($0.count)" } == ["海 1"])
+        #expect(try diary.store.tags.uses().map { "\($0.name) \($0.count)" } == ["海 1"])
         #expect(try finder.calendar(month: "2026-11", FindRequest()).days[19].count == 1)
         #expect(!(try diary.store.entryIds(includingDeleted: false)).contains(id))
         #expect(throws: StoreError.inTrash(id)) { try diary.store.setStarred(ids: [id], true) }
@@ -92,25 +92,25 @@ import Testing
         #expect(try finder.find(trash).hits.map(\.hit.entry.id) == [id])
         #expect(try diary.store.searchIndexIsConsistent())
 
-        #expect(try diary.store.untrash(ids: [id]) == [id])
+        #expect(try diary.store.trash.takeOut(ids: [id]) == [id])
         #expect(try finder.find(words).hits.map(\.hit.entry.id) == [id])
-        #expect(try diary.store.tagUses().map { "\($0.name) \($0.count)" }.sorted() == ["丟 1", "海 2"])
+        #expect(try diary.store.tags.uses().map { "\($0.name) \($0.count)" }.sorted() == ["丟 1", "海 2"])
         #expect(try diary.store.searchIndexIsConsistent())
 
-        _ = try diary.store.trash(ids: [id])
+        _ = try diary.store.trash.put(ids: [id])
         // Purging keeps a file another page still shows.
-        var purge = try diary.store.purge(trashedBefore: Date().addingTimeInterval(60))
+        var purge = try diary.store.trash.purge(trashedBefore: Date().addingTimeInterval(60))
         #expect(purge.purged == [id] && purge.unusedMedia.isEmpty)
         let record = try #require(diary.store.entryRecords(ids: [id]).first)
         #expect(record.clock.deletedAt != nil && record.title == nil && record.summary == nil && record.note == nil)
         #expect(record.media.allSatisfy { $0.clock.deletedAt != nil })
         #expect(record.lines.allSatisfy { $0.clock.deletedAt != nil && $0.message.text.isEmpty })
         #expect(try finder.find(trash).hits.isEmpty)
-        #expect(throws: StoreError.notInTrash(id)) { try diary.store.untrash(ids: [id]) }
+        #expect(throws: StoreError.notInTrash(id)) { try diary.store.trash.takeOut(ids: [id]) }
 
         // The last page showing the file goes: the file is the caller's to remove.
-        _ = try diary.store.trash(ids: [shared])
-        purge = try diary.store.purge(ids: [shared])
+        _ = try diary.store.trash.put(ids: [shared])
+        purge = try diary.store.trash.purge(ids: [shared])
         #expect(purge.unusedMedia.map(\.sha256) == [photo.sha256])
     }
 
@@ -118,13 +118,13 @@ import Testing
         let diary = try TestDiary()
         let old = try diary.page("舊的", tags: ["a"])
         let recent = try diary.page("新的", tags: ["a"])
-        _ = try diary.store.trash(ids: [old, recent])
+        _ = try diary.store.trash.put(ids: [old, recent])
         try diary.store.write { db in
             try db.execute(sql: "UPDATE entry SET trashed_at = trashed_at - 31 * 86400000 WHERE id = ?", arguments: [old])
         }
-        let purged = try diary.store.purge(trashedBefore: Date().addingTimeInterval(-30 * 86_400))
+        let purged = try diary.store.trash.purge(trashedBefore: Date().addingTimeInterval(-30 * 86_400))
         #expect(purged.purged == [old])
-        #expect(try diary.store.resolveInTrash(reference: String(recent.prefix(12))) == recent)
+        #expect(try diary.store.trash.resolve(reference: String(recent.prefix(12))) == recent)
     }
 
     @Test func movesPutAPageBetweenItsNeighboursInOneWrite() throws {
@@ -182,13 +182,13 @@ import Testing
         let a = try diary.page("甲", tags: ["旅游", "海"])
         let b = try diary.page("乙", tags: ["旅游", "旅遊"])
         _ = try diary.page("丙", tags: ["山"])
-        #expect(try diary.store.renameTag("旅游", to: "旅遊") == 2)
+        #expect(try diary.store.tags.rename("旅游", to: "旅遊") == 2)
         #expect(try diary.store.entry(id: a).tags == ["旅遊", "海"])
         #expect(try diary.store.entry(id: b).tags == ["旅遊"])
-        let uses = try diary.store.tagUses()
+        let uses = try diary.store.tags.uses()
         #expect(uses.first { $0.name == "旅遊" }?.count == 2)
         #expect(!uses.contains { $0.name == "旅游" })
-        #expect(try diary.store.history(entryId: b).first?.tags == ["旅游", "旅遊"])
+        #expect(try diary.store.history.versions(of: b).first?.tags == ["旅游", "旅遊"])
     }
 
     @Test func aStarAndAnEditMadeApartBothSurviveAMerge() throws {
@@ -206,7 +206,7 @@ import Testing
             #expect(entry.starred && entry.title == "那邊改的標題")
         }
         #expect(try here.store.entryRecords(ids: [id]) == there.store.entryRecords(ids: [id]))
-        #expect(try here.store.history(entryId: id).first?.replacedBy == .sync)
+        #expect(try here.store.history.versions(of: id).first?.replacedBy == .sync)
         // Unstarring later wins over the older star wherever it arrives.
         _ = try there.store.setStarred(ids: [id], false)
         _ = try here.store.merge(try there.store.entryRecords(ids: [id]), source: .sync)

@@ -190,7 +190,7 @@ struct RecordExchangeTests {
         let first = try target.store.merge(records, source: .import)
         #expect(first.added == 3 && first.updated == 0)
         #expect(try target.store.entryRecords(ids: ids) == records)
-        #expect(try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted() == ["a=1", "b=2"])
+        #expect(try target.store.tags.uses().map { "\($0.name)=\($0.count)" }.sorted() == ["a=1", "b=2"])
         #expect(try target.store.searchIndexIsConsistent())
         let second = try target.store.merge(records, source: .import)
         #expect(second.added == 0 && second.updated == 0 && second.unchanged == 3 && second.conflictsKept == 0)
@@ -218,7 +218,7 @@ struct RecordExchangeTests {
         #expect(try target.store.merge([incoming], source: .import).added == 1)
         let merged = try record(target, id)
         #expect(merged.tags == ["c", "a", "b"], "a at 3 and c at 1 (the newer of each), b alive again, d removed")
-        let uses = try target.store.tagUses().map { "\($0.name)=\($0.count)" }.sorted()
+        let uses = try target.store.tags.uses().map { "\($0.name)=\($0.count)" }.sorted()
         #expect(uses == ["a=1", "b=1", "c=1"], "d has no page left: \(uses)")
         #expect(try target.store.searchIndexIsConsistent())
     }
@@ -245,7 +245,7 @@ struct RecordExchangeTests {
         #expect(kept.version["title"]?.stringValue == "原本")
         #expect(try Finder(store: home.store).count({ var request = FindRequest(); request.keywords = "筆電改"; return request }()) == 1)
         #expect(try home.store.searchIndexIsConsistent())
-        #expect((try home.store.tagUses().first { $0.name == "a" }?.count ?? 0) == 0, "the removed tag is not counted")
+        #expect((try home.store.tags.uses().first { $0.name == "a" }?.count ?? 0) == 0, "the removed tag is not counted")
 
         // The older copy coming back loses and changes nothing more.
         let older = try home.store.merge(try laptop.store.entryRecords(ids: [id]), source: .import)
@@ -269,7 +269,7 @@ struct RecordExchangeTests {
         #expect(report.updated == 1 && report.conflictsKept == 1)
         #expect(try record(other, id).clock.deletedAt != nil)
         #expect(try other.store.liveEntryCount() == 0)
-        #expect((try other.store.tagUses().first { $0.name == "t" }?.count ?? 0) == 0)
+        #expect((try other.store.tags.uses().first { $0.name == "t" }?.count ?? 0) == 0)
         #expect(try other.store.searchIndexIsConsistent())
         let edited = try other.store.conflicts().first
         #expect(edited?.version["deleted_at"] == .null, "the live version that lost is kept")

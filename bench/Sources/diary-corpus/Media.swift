@@ -14,7 +14,7 @@ import Darwin
 // own stream from the seed, so every file is different and the same seed makes the same
 // bytes. Files are stored the way MediaIntake stores them, `media/ab/<sha256>.<ext>`
 // (written under a dot name while hashed, then renamed), and listed on their entry with
-// DiaryStore.addMedia.
+// DiaryMedia.add (`store.media.add`).
 
 struct PlannedMedia {
     var kind: MediaKind

@@ -408,7 +408,7 @@ if options.mediaTotalBytes > 0 {
         let item = try writer.create(index: number, kind: planned.kind, bytes: planned.bytes, takenAt: allDates[planned.entry])
         writing += Date().timeIntervalSince(step)
         step = Date()
-        try store.addMedia(entryId: allIds[planned.entry], item: item)
+        try store.media.add(entryId: allIds[planned.entry], item: item)
         listing += Date().timeIntervalSince(step)
     }
     let elapsed = Date().timeIntervalSince(clock)
