@@ -139,6 +139,12 @@ extension EntryRecord {
         ContextField("service", .text(\.weather.service), inWeather: true),
     ]
 
+    /// A record with only its id and clock, for a reader to fill field by field.
+    static func unfilled(id: String, clock: RowClock) -> EntryRecord {
+        EntryRecord(id: id, clock: clock, status: .draft, createdAt: .distantPast, updatedAt: .distantPast, occurredAt: .distantPast,
+                    timeZone: "UTC", persona: "")
+    }
+
     /// The fields that merge with `part`.
     package static func fields(of part: FieldClocks.Part) -> [EntryField] { fieldsByPart[part] ?? [] }
     private static let fieldsByPart = Dictionary(grouping: fields.filter { $0.part != nil }, by: { $0.part! })

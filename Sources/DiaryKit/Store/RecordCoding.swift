@@ -88,9 +88,7 @@ extension EntryRecord {
         let reader = RecordReader(json, path: "")
         guard reader.optionalString("kind") == "entry" else { throw RecordDecodingError(field: "kind") }
         let id = try reader.identifier("id")
-        // Filled field by field below; these first values never outlive the reading.
-        self.init(id: id, clock: RowClock(hlc: "", deviceId: ""), status: .draft, createdAt: .distantPast, updatedAt: .distantPast,
-                  occurredAt: .distantPast, timeZone: "UTC", persona: "")
+        self = .unfilled(id: id, clock: RowClock(hlc: "", deviceId: ""))
         for field in Self.fields { try read(field, from: reader) }
         clock = try reader.clock()
         for (index, value) in try reader.array("media").enumerated() {

@@ -135,8 +135,7 @@ extension DiaryStore {
     package static func record(_ db: Database, id: String) throws -> EntryRecord? {
         guard var record = try db.cachedStatement(sql: "SELECT \(recordFields.sql) FROM entry WHERE id = ?")
             .readAll(recordFields, [id], { row in
-                var record = EntryRecord(id: id, clock: clock(row), status: .draft, createdAt: .distantPast, updatedAt: .distantPast,
-                                         occurredAt: .distantPast, timeZone: "UTC", persona: "")
+                var record = EntryRecord.unfilled(id: id, clock: clock(row))
                 for field in EntryRecord.fields { record.read(field, from: row) }
                 return record
             }).first else { return nil }
@@ -660,7 +659,7 @@ extension EntryRecord {
         }
     }
 
-    /// Reads the field back from its column (a value no build wrote reads as the field's default).
+    /// Reads the field back from its column (a status no build knows reads as a draft).
     fileprivate mutating func read(_ field: EntryField, from row: ColumnReader) {
         let name = field.name
         switch field.value {
