@@ -47,8 +47,9 @@ package enum ServerSchema {
         "part_fields": "CASE part" + partsApart.map { part in
             " WHEN '\(part.rawValue)' THEN ARRAY[" + EntryRecord.fields(of: part).map { "'\($0.name)'" }.joined(separator: ", ") + "]"
         }.joined() + " END",
-        "unreadable_media_file": firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaFile),
-        "unreadable_media_item": firstUnreadable("child", path: "format('media[%s].', n)", Fields.mediaItem),
+        "unreadable_media": firstUnreadable("child", path: "format('media[%s].', n)", Fields.media),
+        "media_kinds": mediaKinds,
+        "authors": authors,
         "unreadable_message": firstUnreadable("child", path: "format('messages[%s].', n)", Fields.message),
         "unreadable_tag_link": firstUnreadable("child", path: "format('tag_links[%s].', n)", Fields.tagLink),
         "entry_shaped": entryShaped("p.rec"),
@@ -66,8 +67,10 @@ package enum ServerSchema {
     /// The parts of an entry that merge apart from its content (`EntryRecord.fields` says which
     /// fields each holds).
     private static let partsApart = FieldClocks.Part.allCases.filter { $0 != .content }
-    /// Every status an entry can have, as an SQL list.
+    /// Every status an entry can have, every kind of media, every author of a message: SQL lists.
     private static let statuses = EntryStatus.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    private static let mediaKinds = MediaKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    private static let authors = Author.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     // MARK: What a client can read
 
@@ -265,9 +268,9 @@ package enum ServerSchema {
 
     /// What each item of an entry's lists must be (but the written forms), as SQL on `c.value`.
     private static let itemShapes: [(part: String, test: String)] = [
-        ("media", "c.value->>'kind' IN ('photo', 'video', 'audio', 'file') AND jsonb_typeof(c.value->'kind') = 'string'"
-            + " AND \(allShaped("c.value", Fields.mediaFile)) AND length(c.value->>'ext') <= 8 AND \(allShaped("c.value", Fields.mediaItem))"),
-        ("messages", "c.value->>'author' IN ('person', 'companion') AND jsonb_typeof(c.value->'author') = 'string'"
+        ("media", "c.value->>'kind' IN (\(mediaKinds)) AND jsonb_typeof(c.value->'kind') = 'string'"
+            + " AND \(allShaped("c.value", Fields.media)) AND length(c.value->>'ext') <= 8"),
+        ("messages", "c.value->>'author' IN (\(authors)) AND jsonb_typeof(c.value->'author') = 'string'"
             + " AND \(allShaped("c.value", Fields.message))"),
         ("tag_links", "jsonb_typeof(c.value->'name') = 'string' AND \(allShaped("c.value", Fields.tagLink))"),
     ]
@@ -293,7 +296,7 @@ package enum ServerSchema {
             + formValues("(p.rec->'context'->'weather')", Fields.weather)
             + formValues("(p.rec->'field_clocks')", Fields.clockParts.map { ($0, .hlc) }) + [(.orderKey, "p.rec->>'order_key'")]
         return [formsMatch(entry, from: records),
-                formsMatch(formValues("c.value", Fields.mediaFile + Fields.mediaItem) + [(.ext, "c.value->>'ext'")], from: batchItems(batch, "media")),
+                formsMatch(formValues("c.value", Fields.media) + [(.ext, "c.value->>'ext'")], from: batchItems(batch, "media")),
                 formsMatch(formValues("c.value", Fields.message), from: batchItems(batch, "messages")),
                 formsMatch(formValues("c.value", Fields.tagLink) + [(.tagName, "c.value->>'name'")], from: batchItems(batch, "tag_links"))]
             .joined(separator: "\n            AND ")
@@ -335,13 +338,29 @@ package enum ServerSchema {
                 }
             }
         }
-        static let mediaFile: [Field] = [("sha256", .digest), ("ext", .string)]
-        static let mediaItem: [Field] = [("thumbnail", .optionalDigest), ("id", .id), ("position", .count)] + clock
-            + [("mime", .string), ("bytes", .count), ("width", .optionalCount), ("height", .optionalCount), ("duration", .optionalFinite),
-               ("taken_at", .optionalTime), ("anchor", .optionalCount)]
-        static let message: [Field] = [("id", .id), ("persona", .string), ("provider", .text), ("text", .string),
-                              ("created_at", .time)] + clock
-        static let tagLink: [Field] = [("position", .count), ("created_at", .time), ("label", .text)] + clock
+        static let media: [Field] = items(EntryRecord.mediaFields) + clock
+        static let message: [Field] = items(EntryRecord.messageFields) + clock
+        static let tagLink: [Field] = items(EntryRecord.tagLinkFields) + clock
+        /// The fields of an item that a kind alone checks (its media kind, author, tag name and
+        /// the form of a file's extension have checks of their own).
+        private static func items<Item>(_ fields: [ItemField<Item>]) -> [Field] {
+            fields.compactMap { field in
+                let kind: FieldKind? = switch field.value {
+                case .id: .id
+                case .string, .fileExtension: .string
+                case .text: .text
+                case .time: .time
+                case .optionalTime: .optionalTime
+                case .count, .byteCount: .count
+                case .optionalCount: .optionalCount
+                case .optionalNumber: .optionalFinite
+                case .digest: .digest
+                case .optionalDigest: .optionalDigest
+                case .mediaKind, .author, .tagName: nil
+                }
+                return kind.map { (field.name, $0) }
+            }
+        }
         /// The parts of an entry with a clock of their own in `field_clocks`.
         static let clockParts = FieldClocks.Part.allCases.map(\.rawValue)
     }

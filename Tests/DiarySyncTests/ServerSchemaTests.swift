@@ -426,7 +426,7 @@ struct ServerSchemaTests {
             ("order_key", .string("ABC"), "order_key"), ("order_key", .string("a0"), "order_key"), ("order_key", .int(5), "order_key"),
             ("field_clocks", .string("x"), "field_clocks"), ("field_clocks.content", .string("bad"), "field_clocks.content"),
             ("field_clocks.star", .int(5), "field_clocks.star"), ("field_clocks", .null, ""),
-            ("media", .string("x"), "media"), ("media.0", .string("x"), "media[0].kind"), ("media.0.kind", .string("gif"), "media[0].kind"), ("media.0.kind", .string("file"), ""),
+            ("media", .string("x"), "media"), ("media.0", .string("x"), "media[0].id"), ("media.0.kind", .string("gif"), "media[0].kind"), ("media.0.kind", .string("file"), ""),
             ("media.0.sha256", .string("abc"), "media[0].sha256"), ("media.0.ext", .string("JPG"), "media[0].ext"),
             ("media.0.ext", .string("jpegjpegx"), "media[0].ext"), ("media.0.ext", .int(1), "media[0].ext"),
             ("media.0.thumbnail", .string("abc"), "media[0].thumbnail"), ("media.0.thumbnail", .string(fakeSHA256("t")), ""),
@@ -469,7 +469,9 @@ struct ServerSchemaTests {
         } + EntryRecord.contextFields.map { field in
             let path = field.inWeather ? "context.weather.\(field.name)" : "context.\(field.name)"
             return (path, .array([.int(1)]), path)
-        }
+        } + EntryRecord.mediaFields.map { ("media.0.\($0.name)", .array([.int(1)]), "media[0].\($0.name)") }
+          + EntryRecord.messageFields.map { ("messages.0.\($0.name)", .array([.int(1)]), "messages[0].\($0.name)") }
+          + EntryRecord.tagLinkFields.map { ("tag_links.0.\($0.name)", .array([.int(1)]), "tag_links[0].\($0.name)") }
         let checked = cases + declared
         let records = [base] + checked.map { base.setting($0.path, to: $0.value) }
         let expected = [""] + checked.map(\.field)

@@ -244,14 +244,10 @@ extension DiaryStore {
     }
 
     func insertMedia(_ db: Database, id: String, entryId: String, position: Int, item: MediaItem, hlc: String) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO media(id, entry_id, position, device_id, hlc, kind, sha256, mime, ext, bytes,
-                              width, height, duration, taken_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, entryId, position, deviceId, hlc, item.kind.rawValue, item.sha256, item.mime,
-                             item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
-                             item.takenAt.map(Timestamps.millis)])
+        let media = EntryRecord.Media(id: id, position: position, clock: RowClock(hlc: hlc, deviceId: deviceId), item: item)
+        try db.cachedStatement(sql: Self.newMediaSQL).execute(arguments: Self.itemArguments(media, EntryRecord.mediaFields, entryId: entryId))
     }
+    private static let newMediaSQL = itemInsertSQL(table: "media", EntryRecord.mediaFields, .isAnError)
 
     func requireEntry(_ db: Database, _ entryId: String) throws {
         try requireLiveEntry(db, entryId)
@@ -322,12 +318,10 @@ extension DiaryStore {
     }
 
     func insertMessage(_ db: Database, _ message: Message, hlc: String) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO message(id, entry_id, device_id, hlc, author, persona, provider, text, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [message.id, message.entryId, deviceId, hlc, message.author.rawValue, message.persona,
-                                     message.provider, message.text, Timestamps.millis(message.createdAt)])
+        let line = EntryRecord.Line(message: message, clock: RowClock(hlc: hlc, deviceId: deviceId))
+        try db.cachedStatement(sql: Self.newMessageSQL).execute(arguments: Self.itemArguments(line, EntryRecord.messageFields, entryId: message.entryId))
     }
+    private static let newMessageSQL = itemInsertSQL(table: "message", EntryRecord.messageFields, .isAnError)
 
     // Counts are kept up to date here so that listing tag tiles never groups every row.
     func adjustTagCounts(_ db: Database, tagIds: [String], by delta: Int) throws {

@@ -12,7 +12,7 @@ public enum EntryStatus: String, Sendable, CaseIterable {
 }
 
 /// A photo, a video, or a voice memo.
-public enum MediaKind: String, Sendable {
+public enum MediaKind: String, Sendable, CaseIterable {
     case photo
     case video
     case audio
@@ -24,7 +24,7 @@ public enum MediaKind: String, Sendable {
 }
 
 /// Who wrote a message.
-public enum Author: String, Sendable {
+public enum Author: String, Sendable, CaseIterable {
     case person
     case companion
 }

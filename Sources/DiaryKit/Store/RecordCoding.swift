@@ -45,41 +45,9 @@ extension EntryRecord {
         }
         pairs += given
         pairs += clockPairs(clock)
-        pairs.append(("media", .array(media.map { media in
-            let item = media.item
-            return .object([
-                ("id", .string(media.id)),
-                ("position", .int(Int64(media.position))),
-                ("kind", .string(item.kind.rawValue)),
-                ("sha256", .string(item.sha256)),
-                ("mime", .string(item.mime)),
-                ("ext", .string(item.fileExtension)),
-                ("bytes", .int(item.bytes)),
-                ("width", .optional(item.width)),
-                ("height", .optional(item.height)),
-                ("duration", .optional(item.durationSeconds)),
-                ("taken_at", time(item.takenAt)),
-                ("thumbnail", .optional(item.thumbnail)),
-            ] + (media.anchor.map { [("anchor", JSON.int(Int64($0)))] } ?? []) + clockPairs(media.clock))
-        })))
-        pairs.append(("messages", .array(lines.map { line in
-            let message = line.message
-            return .object([
-                ("id", .string(message.id)),
-                ("author", .string(message.author.rawValue)),
-                ("persona", .string(message.persona)),
-                ("provider", .optional(message.provider)),
-                ("text", .string(message.text)),
-                ("created_at", time(message.createdAt)),
-            ] + clockPairs(line.clock))
-        })))
-        pairs.append(("tag_links", .array(tagLinks.map { link in
-            .object([
-                ("name", .string(link.name)),
-                ("position", .int(Int64(link.position))),
-                ("created_at", time(link.createdAt)),
-            ] + (link.label.map { [("label", JSON.string($0))] } ?? []) + clockPairs(link.clock))
-        })))
+        pairs.append(("media", .array(media.map { .object(RecordCoding.pairs($0, Self.mediaFields, time: time) + clockPairs($0.clock)) })))
+        pairs.append(("messages", .array(lines.map { .object(RecordCoding.pairs($0, Self.messageFields, time: time) + clockPairs($0.clock)) })))
+        pairs.append(("tag_links", .array(tagLinks.map { .object(RecordCoding.pairs($0, Self.tagLinkFields, time: time) + clockPairs($0.clock)) })))
         return .object(pairs)
     }
 
@@ -93,33 +61,26 @@ extension EntryRecord {
         clock = try reader.clock()
         for (index, value) in try reader.array("media").enumerated() {
             let item = RecordReader(value, path: "media[\(index)].")
-            guard let kind = MediaKind(rawValue: try item.string("kind")) else { throw RecordDecodingError(field: "media[\(index)].kind") }
-            let sha256 = try item.digest("sha256")
-            let fileExtension = try item.string("ext")
-            guard RecordCoding.isFileExtension(fileExtension) else { throw RecordDecodingError(field: "media[\(index)].ext") }
-            let thumbnail = try item.optionalDigest("thumbnail")
-            media.append(Media(id: try item.identifier("id"), position: try item.int("position"), clock: try item.clock(),
-                               item: MediaItem(kind: kind, sha256: sha256, mime: try item.string("mime"), fileExtension: fileExtension,
-                                               bytes: Int64(try item.int("bytes")), width: try item.optionalInt("width"),
-                                               height: try item.optionalInt("height"),
-                                               durationSeconds: try item.optionalDouble("duration"),
-                                               takenAt: try item.optionalTime("taken_at"), thumbnail: thumbnail),
-                               anchor: try item.optionalInt("anchor")))
+            var row = Media.unfilled(clock: clock)
+            try RecordCoding.read(&row, Self.mediaFields, from: item)
+            row.clock = try item.clock()
+            media.append(row)
         }
         for (index, value) in try reader.array("messages").enumerated() {
-            let line = RecordReader(value, path: "messages[\(index)].")
-            guard let author = Author(rawValue: try line.string("author")) else { throw RecordDecodingError(field: "messages[\(index)].author") }
-            lines.append(Line(message: Message(id: try line.identifier("id"), entryId: id, author: author,
-                                               persona: try line.string("persona"), provider: try line.text("provider"),
-                                               text: try line.string("text"), createdAt: try line.time("created_at")),
-                              clock: try line.clock()))
+            let item = RecordReader(value, path: "messages[\(index)].")
+            var line = Line.unfilled(entryId: id, clock: clock)
+            try RecordCoding.read(&line, Self.messageFields, from: item)
+            line.clock = try item.clock()
+            lines.append(line)
         }
         for (index, value) in try reader.array("tag_links").enumerated() {
-            let link = RecordReader(value, path: "tag_links[\(index)].")
-            guard let name = TagName.normalize(try link.string("name")) else { throw RecordDecodingError(field: "tag_links[\(index)].name") }
-            tagLinks.append(TagLink(name: name, position: try link.int("position"), createdAt: try link.time("created_at"),
-                                    // A spelling that is not of this tag is no spelling of it.
-                                    clock: try link.clock(), label: try link.text("label").flatMap { TagName.normalize($0) == name ? $0 : nil }))
+            let item = RecordReader(value, path: "tag_links[\(index)].")
+            var link = TagLink.unfilled(clock: clock)
+            try RecordCoding.read(&link, Self.tagLinkFields, from: item)
+            link.clock = try item.clock()
+            // A spelling that is not of this tag is no spelling of it.
+            link.label = link.label.flatMap { TagName.normalize($0) == link.name ? $0 : nil }
+            tagLinks.append(link)
         }
     }
 }
@@ -279,6 +240,65 @@ package enum RecordCoding {
         return context
     }
 
+    /// An item's fields as a record writes them: those written always, then those given.
+    package static func pairs<Item>(_ item: Item, _ fields: [ItemField<Item>], time: (Date?) -> JSON) -> [(String, JSON)] {
+        var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
+        for field in fields {
+            let value: JSON = switch field.value {
+            case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path):
+                .string(item[keyPath: path])
+            case let .text(path), let .optionalDigest(path): .optional(item[keyPath: path])
+            case let .time(path): time(item[keyPath: path])
+            case let .optionalTime(path): time(item[keyPath: path])
+            case let .count(path): .int(Int64(item[keyPath: path]))
+            case let .byteCount(path): .int(item[keyPath: path])
+            case let .optionalCount(path): .optional(item[keyPath: path])
+            case let .optionalNumber(path): .optional(item[keyPath: path])
+            case let .mediaKind(path): .string(item[keyPath: path].rawValue)
+            case let .author(path): .string(item[keyPath: path].rawValue)
+            }
+            if !field.onlyWhenGiven {
+                pairs.append((field.name, value))
+            } else if value != .null {
+                given.append((field.name, value))
+            }
+        }
+        return pairs + given
+    }
+
+    /// Reads an item's fields in the order declared; the error names the first that is wrong.
+    package static func read<Item>(_ item: inout Item, _ fields: [ItemField<Item>], from reader: RecordReader) throws(RecordDecodingError) {
+        for field in fields {
+            let name = field.name
+            switch field.value {
+            case let .id(path): item[keyPath: path] = try reader.identifier(name)
+            case let .string(path): item[keyPath: path] = try reader.string(name)
+            case let .text(path): item[keyPath: path] = try reader.text(name)
+            case let .time(path): item[keyPath: path] = try reader.time(name)
+            case let .optionalTime(path): item[keyPath: path] = try reader.optionalTime(name)
+            case let .count(path): item[keyPath: path] = try reader.int(name)
+            case let .byteCount(path): item[keyPath: path] = Int64(try reader.int(name))
+            case let .optionalCount(path): item[keyPath: path] = try reader.optionalInt(name)
+            case let .optionalNumber(path): item[keyPath: path] = try reader.optionalDouble(name)
+            case let .digest(path): item[keyPath: path] = try reader.digest(name)
+            case let .optionalDigest(path): item[keyPath: path] = try reader.optionalDigest(name)
+            case let .fileExtension(path):
+                let text = try reader.string(name)
+                guard isFileExtension(text) else { throw reader.wrong(name) }
+                item[keyPath: path] = text
+            case let .mediaKind(path):
+                guard let kind = MediaKind(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
+                item[keyPath: path] = kind
+            case let .author(path):
+                guard let author = Author(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
+                item[keyPath: path] = author
+            case let .tagName(path):
+                guard let tag = TagName.normalize(try reader.string(name)) else { throw reader.wrong(name) }
+                item[keyPath: path] = tag
+            }
+        }
+    }
+
     /// Lowercase letters and digits only: the name becomes part of a file path.
     package static func isFileExtension(_ text: String) -> Bool {
         (1...8).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }
@@ -302,16 +322,17 @@ package struct RecordReader {
 
     package func value(_ key: String) -> JSON? { object[key] }
     package func optionalString(_ key: String) -> String? { object[key]?.stringValue }
-    private func fail(_ key: String) -> RecordDecodingError { RecordDecodingError(field: path + key) }
+    /// The error naming `key` of this object as wrong.
+    package func wrong(_ key: String) -> RecordDecodingError { RecordDecodingError(field: path + key) }
 
     package func string(_ key: String) throws(RecordDecodingError) -> String {
-        guard let text = object[key]?.stringValue else { throw fail(key) }
+        guard let text = object[key]?.stringValue else { throw wrong(key) }
         return text
     }
 
     package func text(_ key: String) throws(RecordDecodingError) -> String? {
         guard let value = object[key], value != .null else { return nil }
-        guard let text = value.stringValue else { throw fail(key) }
+        guard let text = value.stringValue else { throw wrong(key) }
         return text
     }
 
@@ -319,13 +340,13 @@ package struct RecordReader {
     package func identifier(_ key: String) throws(RecordDecodingError) -> String {
         let text = try string(key)
         guard (1...64).contains(text.utf8.count),
-              text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }) else { throw fail(key) }
+              text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }) else { throw wrong(key) }
         return text
     }
 
     package func digest(_ key: String) throws(RecordDecodingError) -> String {
         let text = try string(key)
-        guard RecordCoding.isDigest(text) else { throw fail(key) }
+        guard RecordCoding.isDigest(text) else { throw wrong(key) }
         return text
     }
 
@@ -335,7 +356,7 @@ package struct RecordReader {
     }
 
     package func int(_ key: String) throws(RecordDecodingError) -> Int {
-        guard case let .int(number)? = object[key], let value = Int(exactly: number), value >= 0 else { throw fail(key) }
+        guard case let .int(number)? = object[key], let value = Int(exactly: number), value >= 0 else { throw wrong(key) }
         return value
     }
 
@@ -346,12 +367,12 @@ package struct RecordReader {
 
     func optionalDouble(_ key: String) throws(RecordDecodingError) -> Double? {
         guard let value = object[key], value != .null else { return nil }
-        guard let number = value.doubleValue, number.isFinite else { throw fail(key) }
+        guard let number = value.doubleValue, number.isFinite else { throw wrong(key) }
         return number
     }
 
     package func time(_ key: String) throws(RecordDecodingError) -> Date {
-        guard let text = object[key]?.stringValue, let date = Timestamps.parseRFC3339(text) else { throw fail(key) }
+        guard let text = object[key]?.stringValue, let date = Timestamps.parseRFC3339(text) else { throw wrong(key) }
         return date
     }
 
@@ -362,18 +383,18 @@ package struct RecordReader {
 
     func optionalBool(_ key: String) throws(RecordDecodingError) -> Bool? {
         guard let value = object[key], value != .null else { return nil }
-        guard case let .bool(flag) = value else { throw fail(key) }
+        guard case let .bool(flag) = value else { throw wrong(key) }
         return flag
     }
 
     /// The clocks of an entry's parts; absent in records written before they existed.
     func fieldClocks() throws(RecordDecodingError) -> FieldClocks {
         guard let value = object["field_clocks"], value != .null else { return FieldClocks() }
-        guard case .object = value else { throw fail("field_clocks") }
+        guard case .object = value else { throw wrong("field_clocks") }
         var clocks = FieldClocks()
         for part in FieldClocks.Part.allCases {
             guard let clock = value[part.rawValue], clock != .null else { continue }
-            guard let text = clock.stringValue, HybridTimestamp(text) != nil else { throw fail("field_clocks.\(part.rawValue)") }
+            guard let text = clock.stringValue, HybridTimestamp(text) != nil else { throw wrong("field_clocks.\(part.rawValue)") }
             clocks[part] = text
         }
         return clocks
@@ -381,13 +402,13 @@ package struct RecordReader {
 
     package func array(_ key: String) throws(RecordDecodingError) -> [JSON] {
         guard let value = object[key], value != .null else { return [] }
-        guard let items = value.arrayValue else { throw fail(key) }
+        guard let items = value.arrayValue else { throw wrong(key) }
         return items
     }
 
     package func clock() throws(RecordDecodingError) -> RowClock {
         let hlc = try string("hlc")
-        guard HybridTimestamp(hlc) != nil else { throw fail("hlc") }
+        guard HybridTimestamp(hlc) != nil else { throw wrong("hlc") }
         return RowClock(hlc: hlc, deviceId: try string("device_id"), deletedAt: try optionalTime("deleted_at"))
     }
 }

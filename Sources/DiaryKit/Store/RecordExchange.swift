@@ -121,13 +121,8 @@ extension DiaryStore {
 
     // What a record is read back from, column by column.
     private static let recordFields = ColumnList(["hlc", "device_id", "deleted_at"] + EntryRecord.fields.filter(\.isColumn).map(\.name))
-    private static let recordMedia = ColumnList([
-        "id", "position", "hlc", "device_id", "deleted_at", "kind", "sha256", "mime", "ext", "bytes", "width", "height", "duration",
-        "taken_at", "thumbnail", "anchor",
-    ])
-    private static let recordMessages = ColumnList([
-        "id", "author", "persona", "provider", "text", "created_at", "hlc", "device_id", "deleted_at",
-    ])
+    private static let recordMedia = ColumnList(EntryRecord.mediaFields.map(\.name) + ["hlc", "device_id", "deleted_at"])
+    private static let recordMessages = ColumnList(EntryRecord.messageFields.map(\.name) + ["hlc", "device_id", "deleted_at"])
     private static let recordTagLinks = ColumnList([
         "t.name", "et.position", "et.created_at", "et.hlc", "et.device_id", "et.deleted_at", "et.label",
     ])
@@ -141,18 +136,15 @@ extension DiaryStore {
             }).first else { return nil }
         record.media = try db.cachedStatement(sql: "SELECT \(recordMedia.sql) FROM media WHERE entry_id = ? ORDER BY position, id")
             .readAll(recordMedia, [id]) { row in
-                EntryRecord.Media(id: row["id"], position: row["position"], clock: clock(row), item: MediaItem(
-                    kind: MediaKind(rawValue: row["kind"]) ?? .photo, sha256: row["sha256"], mime: row["mime"], fileExtension: row["ext"],
-                    bytes: row["bytes"], width: row["width"], height: row["height"], durationSeconds: row["duration"],
-                    takenAt: (row["taken_at"] as Int64?).map(Timestamps.date(millis:)), thumbnail: row["thumbnail"]),
-                    anchor: row["anchor"])
+                var media = EntryRecord.Media.unfilled(clock: clock(row))
+                readColumns(&media, EntryRecord.mediaFields, from: row)
+                return media
             }
         record.lines = try db.cachedStatement(sql: "SELECT \(recordMessages.sql) FROM message WHERE entry_id = ? ORDER BY hlc, seq")
             .readAll(recordMessages, [id]) { row in
-                EntryRecord.Line(message: Message(id: row["id"], entryId: id, author: Author(rawValue: row["author"]) ?? .person,
-                                                  persona: row["persona"], provider: row["provider"], text: row["text"],
-                                                  createdAt: Timestamps.date(millis: row["created_at"])),
-                                 clock: clock(row))
+                var line = EntryRecord.Line.unfilled(entryId: id, clock: clock(row))
+                readColumns(&line, EntryRecord.messageFields, from: row)
+                return line
             }
         // Removed tags travel too, as tombstones, so that add and remove resolve by clock.
         record.tagLinks = try db.cachedStatement(sql: """
@@ -383,6 +375,11 @@ private struct Merge {
         return "INSERT INTO entry(\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }()
 
+    // A newer version of a media row replaces its clock and what may change (its place, its
+    // thumbnail when it has one); a message is only ever added.
+    private static let mediaUpsertSQL = DiaryStore.itemInsertSQL(table: "media", EntryRecord.mediaFields, .takesTheNewer)
+    private static let messageInsertSQL = DiaryStore.itemInsertSQL(table: "message", EntryRecord.messageFields, .staysAsItIs)
+
     private func fieldArguments(_ record: EntryRecord) -> StatementArguments {
         var values: [(any DatabaseValueConvertible)?] = [record.clock.deviceId, record.clock.hlc, Self.millis(record.clock.deletedAt)]
         for field in EntryRecord.fields where field.isColumn { values.append(record.columnValue(field)) }
@@ -408,19 +405,9 @@ private struct Merge {
             let localClock = RowClock(hlc: local["hlc"], deviceId: "", deletedAt: nil)
             guard localClock.timestamp < media.clock.timestamp, local["deleted_at"] as Int64? == nil else { return false }
         }
-        let item = media.item
-        try db.cachedStatement(sql: """
-            INSERT INTO media(id, entry_id, position, device_id, hlc, deleted_at, kind, sha256, mime, ext, bytes, width, height,
-                              duration, taken_at, thumbnail, anchor)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET position = excluded.position, device_id = excluded.device_id, hlc = excluded.hlc,
-                deleted_at = excluded.deleted_at, thumbnail = coalesce(excluded.thumbnail, thumbnail), anchor = excluded.anchor
-            """).execute(arguments: [media.id, entryId, media.position, media.clock.deviceId, media.clock.hlc,
-                                     Self.millis(media.clock.deletedAt), item.kind.rawValue, item.sha256, item.mime,
-                                     item.fileExtension, item.bytes, item.width, item.height, item.durationSeconds,
-                                     Self.millis(item.takenAt), item.thumbnail, media.anchor])
+        try db.cachedStatement(sql: Self.mediaUpsertSQL).execute(arguments: DiaryStore.itemArguments(media, EntryRecord.mediaFields, entryId: entryId))
         try queue(table: .media, rowId: media.id, hlc: media.clock.hlc)
-        if media.clock.deletedAt != nil { deletedMedia.append(item) }
+        if media.clock.deletedAt != nil { deletedMedia.append(media.item) }
         return true
     }
 
@@ -429,12 +416,7 @@ private struct Merge {
         let message = line.message
         // Most pulled messages are new here: the insert is tried first, and only a message
         // already held is looked at.
-        try db.cachedStatement(sql: """
-            INSERT INTO message(id, entry_id, device_id, hlc, deleted_at, author, persona, provider, text, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
-            """).execute(arguments: [message.id, entryId, line.clock.deviceId, line.clock.hlc, Self.millis(line.clock.deletedAt),
-                                     message.author.rawValue, message.persona, message.provider, message.text,
-                                     Timestamps.millis(message.createdAt)])
+        try db.cachedStatement(sql: Self.messageInsertSQL).execute(arguments: DiaryStore.itemArguments(line, EntryRecord.messageFields, entryId: entryId))
         if db.changesCount > 0 {
             report.messagesAdded += 1
         } else {
@@ -635,46 +617,5 @@ private struct Merge {
         let current = try DiaryStore.syncState(db, "hlc").flatMap(HybridTimestamp.init)
         let advanced = HybridTimestamp(wallMillis: newest.wallMillis, counter: newest.counter, device: store.deviceId)
         if current.map({ $0 < advanced }) ?? true { try DiaryStore.setSyncState(db, "hlc", advanced.description) }
-    }
-}
-
-// How the entry table keeps each of an entry's own fields (`EntryRecord.fields`).
-extension EntryRecord {
-    /// The field's value as its column keeps it: times as milliseconds, the context and the
-    /// reflection as JSON, the part clocks as JSON or NULL while none was set apart.
-    fileprivate func columnValue(_ field: EntryField) -> (any DatabaseValueConvertible)? {
-        switch field.value {
-        case let .string(path): self[keyPath: path]
-        case let .text(path): self[keyPath: path]
-        case let .time(path): Timestamps.millis(self[keyPath: path])
-        case let .optionalTime(path): self[keyPath: path].map(Timestamps.millis)
-        case let .flag(path): self[keyPath: path]
-        case .zone: timeZone
-        case .status: status.rawValue
-        case .orderKey: orderKey
-        case .context: context.isEmpty ? nil : ContextCoding.encode(context)
-        case .fieldClocks: DiaryStore.fieldClocksText(fieldClocks)
-        case .reflection: reflection?.json.serialized
-        case .tagNames: nil
-        }
-    }
-
-    /// Reads the field back from its column (a status no build knows reads as a draft).
-    fileprivate mutating func read(_ field: EntryField, from row: ColumnReader) {
-        let name = field.name
-        switch field.value {
-        case let .string(path): self[keyPath: path] = row[name]
-        case let .text(path): self[keyPath: path] = row[name]
-        case let .time(path): self[keyPath: path] = Timestamps.date(millis: row[name])
-        case let .optionalTime(path): self[keyPath: path] = (row[name] as Int64?).map(Timestamps.date(millis:))
-        case let .flag(path): self[keyPath: path] = row[name]
-        case .zone: timeZone = row[name]
-        case .status: status = EntryStatus(rawValue: row[name]) ?? .draft
-        case .orderKey: orderKey = row[name]
-        case .context: context = ContextCoding.decode(row[name])
-        case .fieldClocks: fieldClocks = DiaryStore.fieldClocks(row[name])
-        case .reflection: reflection = Reflection.decode(row[name])
-        case .tagNames: break
-        }
     }
 }

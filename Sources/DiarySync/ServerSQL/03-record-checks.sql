@@ -147,21 +147,16 @@ BEGIN
         FOR child, n IN SELECT c.value, c.n - 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(rec->part) = 'array'
                                                                              THEN rec->part ELSE '[]' END)
                                                     WITH ORDINALITY AS c(value, n) LOOP
+            -- Each item's fields of a kind, then those with checks of their own.
             IF part = 'media' THEN
-                IF coalesce(child->>'kind', '') NOT IN ('photo', 'video', 'audio', 'file') OR jsonb_typeof(child->'kind') <> 'string' THEN
-                    RETURN format('media[%s].kind', n);
-                END IF;
-                problem := {{unreadable_media_file}};
-                IF problem IS NOT NULL THEN RETURN problem; END IF;
-                IF length(child->>'ext') > 8 OR child->>'ext' !~ '^[a-z0-9]+$' THEN
-                    RETURN format('media[%s].ext', n);
-                END IF;
-                problem := {{unreadable_media_item}};
+                problem := coalesce({{unreadable_media}},
+                    CASE WHEN coalesce(child->>'kind', '') NOT IN ({{media_kinds}}) OR jsonb_typeof(child->'kind') <> 'string'
+                         THEN format('media[%s].kind', n)
+                         WHEN length(child->>'ext') > 8 OR child->>'ext' !~ '^[a-z0-9]+$' THEN format('media[%s].ext', n) END);
             ELSIF part = 'messages' THEN
-                IF coalesce(child->>'author', '') NOT IN ('person', 'companion') OR jsonb_typeof(child->'author') <> 'string' THEN
-                    RETURN format('messages[%s].author', n);
-                END IF;
-                problem := {{unreadable_message}};
+                problem := coalesce({{unreadable_message}},
+                    CASE WHEN coalesce(child->>'author', '') NOT IN ({{authors}}) OR jsonb_typeof(child->'author') <> 'string'
+                         THEN format('messages[%s].author', n) END);
             ELSE
                 -- A tag name is read trimmed of spaces, quotes and leading '#': something must remain.
                 IF jsonb_typeof(child->'name') IS DISTINCT FROM 'string'

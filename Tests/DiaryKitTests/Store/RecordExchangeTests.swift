@@ -67,6 +67,17 @@ struct RecordExchangeTests {
         }
         // Every field was filled: a declaration this test does not know would be caught here.
         #expect(filledNames.count == EntryRecord.fields.count - 2)
+        // And one item of each kind, every field of it filled.
+        var media = EntryRecord.Media.unfilled(clock: plain.clock)
+        for (index, field) in EntryRecord.mediaFields.enumerated() { Self.fill(&media, field, index) }
+        var message = EntryRecord.Line.unfilled(entryId: id, clock: plain.clock)
+        for (index, field) in EntryRecord.messageFields.enumerated() { Self.fill(&message, field, index) }
+        var link = EntryRecord.TagLink.unfilled(clock: plain.clock)
+        for (index, field) in EntryRecord.tagLinkFields.enumerated() { Self.fill(&link, field, index) }
+        link.label = link.name.uppercased()  // a spelling of its own name, or it is dropped
+        filled.media = [media]
+        filled.lines = [message]
+        filled.tagLinks = [link]
 
         let line = filled.json.serialized
         let back = try EntryRecord(json: try #require(JSON.parse(Data(line.utf8))))
@@ -90,6 +101,29 @@ struct RecordExchangeTests {
         let merged = try record(target, id)
         #expect(merged.starred == !filled.starred && merged.title == filled.title && merged.context == filled.context)
         #expect(merged.fieldsOnly == expected.fieldsOnly, "the star took only what its part declares")
+    }
+
+    /// Gives an item's field a value of its own, unlike the other fields' (`index` is its place).
+    static func fill<Item>(_ item: inout Item, _ field: ItemField<Item>, _ index: Int) {
+        let time = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 7_200.5)
+        let hex = String(repeating: String(index % 10), count: 64)
+        switch field.value {
+        case let .id(path): item[keyPath: path] = UUIDv7.make()
+        case let .string(path): item[keyPath: path] = "value of \(field.name)"
+        case let .text(path): item[keyPath: path] = "value of \(field.name)"
+        case let .time(path): item[keyPath: path] = time
+        case let .optionalTime(path): item[keyPath: path] = time
+        case let .count(path): item[keyPath: path] = index + 1
+        case let .byteCount(path): item[keyPath: path] = Int64(index + 1_000)
+        case let .optionalCount(path): item[keyPath: path] = index + 1
+        case let .optionalNumber(path): item[keyPath: path] = Double(index) + 0.5
+        case let .digest(path): item[keyPath: path] = hex
+        case let .optionalDigest(path): item[keyPath: path] = hex
+        case let .fileExtension(path): item[keyPath: path] = "e\(index)"
+        case let .mediaKind(path): item[keyPath: path] = .video
+        case let .author(path): item[keyPath: path] = .companion
+        case let .tagName(path): item[keyPath: path] = "tag\(index)"
+        }
     }
 
     @Test("a journal, tags as written and pictures' places travel and merge; records without them carry no such keys")
