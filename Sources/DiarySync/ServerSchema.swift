@@ -318,11 +318,8 @@ package enum ServerSchema {
         /// (the zone, status, context, reflection and part clocks have checks of their own).
         static let own: [Field] = EntryRecord.fields.compactMap { field in
             let kind: FieldKind? = switch field.value {
-            case .string: .string
-            case .text, .orderKey: .text
-            case .time: .time
-            case .optionalTime: .optionalTime
-            case .flag: .optionalBool
+            case let .plain(value): Fields.kind(value)
+            case .orderKey: .text
             case .zone, .status, .context, .fieldClocks, .reflection, .tagNames: nil
             }
             return kind.map { (field.name, $0) }
@@ -330,35 +327,31 @@ package enum ServerSchema {
         static let place: [Field] = context(inWeather: false)
         static let weather: [Field] = context(inWeather: true)
         private static func context(inWeather: Bool) -> [Field] {
-            EntryRecord.contextFields.filter { $0.inWeather == inWeather }.map { field in
-                switch field.value {
-                case .text: (field.name, .text)
-                case .number: (field.name, .optionalFinite)
-                case .time: (field.name, .optionalTime)
-                }
-            }
+            EntryRecord.contextFields.filter { $0.inWeather == inWeather }.compactMap { field in kind(field.value).map { (field.name, $0) } }
         }
         static let media: [Field] = items(EntryRecord.mediaFields) + clock
         static let message: [Field] = items(EntryRecord.messageFields) + clock
         static let tagLink: [Field] = items(EntryRecord.tagLinkFields) + clock
-        /// The fields of an item that a kind alone checks (its media kind, author, tag name and
-        /// the form of a file's extension have checks of their own).
+        /// The fields of an item that a kind alone checks.
         private static func items<Item>(_ fields: [ItemField<Item>]) -> [Field] {
-            fields.compactMap { field in
-                let kind: FieldKind? = switch field.value {
-                case .id: .id
-                case .string, .fileExtension: .string
-                case .text: .text
-                case .time: .time
-                case .optionalTime: .optionalTime
-                case .count, .byteCount: .count
-                case .optionalCount: .optionalCount
-                case .optionalNumber: .optionalFinite
-                case .digest: .digest
-                case .optionalDigest: .optionalDigest
-                case .mediaKind, .author, .tagName: nil
-                }
-                return kind.map { (field.name, $0) }
+            fields.compactMap { field in kind(field.value).map { (field.name, $0) } }
+        }
+        /// What a kind alone checks of a value; nil for those with checks of their own (a media
+        /// kind, an author, a tag name; a file's extension is a string whose form is checked apart).
+        private static func kind<Record>(_ value: FieldValue<Record>) -> FieldKind? {
+            switch value {
+            case .id: .id
+            case .string, .fileExtension: .string
+            case .text: .text
+            case .time: .time
+            case .optionalTime: .optionalTime
+            case .flag: .optionalBool
+            case .count, .byteCount: .count
+            case .optionalCount: .optionalCount
+            case .optionalNumber: .optionalFinite
+            case .digest: .digest
+            case .optionalDigest: .optionalDigest
+            case .mediaKind, .author, .tagName: nil
             }
         }
         /// The parts of an entry with a clock of their own in `field_clocks`.

@@ -1,37 +1,9 @@
 import Foundation
 
 // Each field of an entry's items (its media rows, messages and tag links) is declared here
-// once, as `EntryFields.swift` declares the entry's own. From these lists come the items'
+// once, as `RecordFields.swift` declares the entry's own. From these lists come the items'
 // JSON form, the media and message columns the record exchange reads and writes, and the
 // sync server's checks of each item.
-
-/// What a field of one of an entry's items holds.
-package enum ItemFieldValue<Item>: Sendable {
-    /// An id: hex digits and dashes.
-    case id(WritableKeyPath<Item, String> & Sendable)
-    /// Text that is always given.
-    case string(WritableKeyPath<Item, String> & Sendable)
-    /// Text that may be absent.
-    case text(WritableKeyPath<Item, String?> & Sendable)
-    case time(WritableKeyPath<Item, Date> & Sendable)
-    case optionalTime(WritableKeyPath<Item, Date?> & Sendable)
-    /// A whole number from 0.
-    case count(WritableKeyPath<Item, Int> & Sendable)
-    /// A size in bytes.
-    case byteCount(WritableKeyPath<Item, Int64> & Sendable)
-    case optionalCount(WritableKeyPath<Item, Int?> & Sendable)
-    /// A finite number that may be absent.
-    case optionalNumber(WritableKeyPath<Item, Double?> & Sendable)
-    /// A SHA-256, 64 lowercase hex digits.
-    case digest(WritableKeyPath<Item, String> & Sendable)
-    case optionalDigest(WritableKeyPath<Item, String?> & Sendable)
-    /// A file's extension: lowercase letters and digits (it becomes part of a path).
-    case fileExtension(WritableKeyPath<Item, String> & Sendable)
-    case mediaKind(WritableKeyPath<Item, MediaKind> & Sendable)
-    case author(WritableKeyPath<Item, Author> & Sendable)
-    /// A tag's name, read as `TagName.normalize` reads it.
-    case tagName(WritableKeyPath<Item, String> & Sendable)
-}
 
 /// What a copy of an item already held takes from a newer version of it, field by field.
 package enum ItemFieldUpdate: Sendable {
@@ -48,12 +20,12 @@ package enum ItemFieldUpdate: Sendable {
 package struct ItemField<Item>: Sendable {
     /// Its key in records and its column in the item's table.
     package let name: String
-    package let value: ItemFieldValue<Item>
+    package let value: FieldValue<Item>
     /// Written only when given, after the others (see `EntryField.onlyWhenGiven`).
     package let onlyWhenGiven: Bool
     package let update: ItemFieldUpdate
 
-    init(_ name: String, _ value: ItemFieldValue<Item>, onlyWhenGiven: Bool = false, update: ItemFieldUpdate = .never) {
+    init(_ name: String, _ value: FieldValue<Item>, onlyWhenGiven: Bool = false, update: ItemFieldUpdate = .never) {
         self.name = name
         self.value = value
         self.onlyWhenGiven = onlyWhenGiven

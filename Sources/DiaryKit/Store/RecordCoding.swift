@@ -22,11 +22,7 @@ extension EntryRecord {
         var given: [(String, JSON)] = []
         for field in Self.fields {
             let value: JSON = switch field.value {
-            case let .string(path): .string(self[keyPath: path])
-            case let .text(path): .optional(self[keyPath: path])
-            case let .time(path): time(self[keyPath: path])
-            case let .optionalTime(path): time(self[keyPath: path])
-            case let .flag(path): .bool(self[keyPath: path])
+            case let .plain(value): RecordCoding.json(self, value, time: time)
             case .zone: .string(timeZone)
             case .status: .string(status.rawValue)
             case .orderKey: .optional(orderKey)
@@ -90,11 +86,7 @@ extension EntryRecord {
     private mutating func read(_ field: EntryField, from reader: RecordReader) throws(RecordDecodingError) {
         let name = field.name
         switch field.value {
-        case let .string(path): self[keyPath: path] = try reader.string(name)
-        case let .text(path): self[keyPath: path] = try reader.text(name)
-        case let .time(path): self[keyPath: path] = try reader.time(name)
-        case let .optionalTime(path): self[keyPath: path] = try reader.optionalTime(name)
-        case let .flag(path): self[keyPath: path] = try reader.optionalBool(name) ?? false
+        case let .plain(value): try RecordCoding.read(&self, value, name, from: reader)
         case .zone:
             timeZone = try reader.string(name)
             guard TimeZone(identifier: timeZone) != nil else { throw RecordDecodingError(field: name) }
@@ -195,14 +187,11 @@ package enum RecordCoding {
     /// none of it is known), then the fields written only when given.
     package static func contextJSON(_ context: EntryContext) -> JSON {
         let utc = TimeZone(identifier: "UTC")!
+        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null }
         var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
         var weather: [(String, JSON)] = [], weatherKnown = false
         for field in EntryRecord.contextFields {
-            let value: JSON = switch field.value {
-            case let .text(path): .optional(context[keyPath: path])
-            case let .number(path): .optional(context[keyPath: path])
-            case let .time(path): context[keyPath: path].map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null
-            }
+            let value = json(context, field.value, time: time)
             if field.inWeather {
                 weatherKnown = weatherKnown || value != .null
                 if !field.onlyWhenGiven || value != .null { weather.append((field.name, value)) }
@@ -219,24 +208,10 @@ package enum RecordCoding {
     package static func context(_ json: JSON?) throws(RecordDecodingError) -> EntryContext {
         guard let json, json != .null else { return EntryContext() }
         guard case .object = json else { throw RecordDecodingError(field: "context") }
-        let weather = json["weather"]  // not an object: no weather (its fields read as nil)
+        // A weather that is not an object is no weather: its fields read as not given.
+        let place = RecordReader(json, path: "context."), weather = RecordReader(json["weather"] ?? .null, path: "context.weather.")
         var context = EntryContext()
-        for field in EntryRecord.contextFields {
-            let name = field.inWeather ? "weather.\(field.name)" : field.name
-            guard let value = field.inWeather ? weather?[field.name] : json[field.name], value != .null else { continue }
-            let wrong = RecordDecodingError(field: "context.\(name)")
-            switch field.value {
-            case let .text(path):
-                guard let text = value.stringValue else { throw wrong }
-                context[keyPath: path] = text
-            case let .number(path):
-                guard let number = value.doubleValue, number.isFinite else { throw wrong }
-                context[keyPath: path] = number
-            case let .time(path):
-                guard let text = value.stringValue, let date = Timestamps.parseRFC3339(text) else { throw wrong }
-                context[keyPath: path] = date
-            }
-        }
+        for field in EntryRecord.contextFields { try read(&context, field.value, field.name, from: field.inWeather ? weather : place) }
         return context
     }
 
@@ -244,19 +219,7 @@ package enum RecordCoding {
     package static func pairs<Item>(_ item: Item, _ fields: [ItemField<Item>], time: (Date?) -> JSON) -> [(String, JSON)] {
         var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
         for field in fields {
-            let value: JSON = switch field.value {
-            case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path):
-                .string(item[keyPath: path])
-            case let .text(path), let .optionalDigest(path): .optional(item[keyPath: path])
-            case let .time(path): time(item[keyPath: path])
-            case let .optionalTime(path): time(item[keyPath: path])
-            case let .count(path): .int(Int64(item[keyPath: path]))
-            case let .byteCount(path): .int(item[keyPath: path])
-            case let .optionalCount(path): .optional(item[keyPath: path])
-            case let .optionalNumber(path): .optional(item[keyPath: path])
-            case let .mediaKind(path): .string(item[keyPath: path].rawValue)
-            case let .author(path): .string(item[keyPath: path].rawValue)
-            }
+            let value = json(item, field.value, time: time)
             if !field.onlyWhenGiven {
                 pairs.append((field.name, value))
             } else if value != .null {
@@ -268,34 +231,56 @@ package enum RecordCoding {
 
     /// Reads an item's fields in the order declared; the error names the first that is wrong.
     package static func read<Item>(_ item: inout Item, _ fields: [ItemField<Item>], from reader: RecordReader) throws(RecordDecodingError) {
-        for field in fields {
-            let name = field.name
-            switch field.value {
-            case let .id(path): item[keyPath: path] = try reader.identifier(name)
-            case let .string(path): item[keyPath: path] = try reader.string(name)
-            case let .text(path): item[keyPath: path] = try reader.text(name)
-            case let .time(path): item[keyPath: path] = try reader.time(name)
-            case let .optionalTime(path): item[keyPath: path] = try reader.optionalTime(name)
-            case let .count(path): item[keyPath: path] = try reader.int(name)
-            case let .byteCount(path): item[keyPath: path] = Int64(try reader.int(name))
-            case let .optionalCount(path): item[keyPath: path] = try reader.optionalInt(name)
-            case let .optionalNumber(path): item[keyPath: path] = try reader.optionalDouble(name)
-            case let .digest(path): item[keyPath: path] = try reader.digest(name)
-            case let .optionalDigest(path): item[keyPath: path] = try reader.optionalDigest(name)
-            case let .fileExtension(path):
-                let text = try reader.string(name)
-                guard isFileExtension(text) else { throw reader.wrong(name) }
-                item[keyPath: path] = text
-            case let .mediaKind(path):
-                guard let kind = MediaKind(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
-                item[keyPath: path] = kind
-            case let .author(path):
-                guard let author = Author(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
-                item[keyPath: path] = author
-            case let .tagName(path):
-                guard let tag = TagName.normalize(try reader.string(name)) else { throw reader.wrong(name) }
-                item[keyPath: path] = tag
-            }
+        for field in fields { try read(&item, field.value, field.name, from: reader) }
+    }
+
+    /// One field's value as a record writes it (`time` writes a time in the record's zone).
+    static func json<Record>(_ record: Record, _ value: FieldValue<Record>, time: (Date?) -> JSON) -> JSON {
+        switch value {
+        case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path):
+            .string(record[keyPath: path])
+        case let .text(path), let .optionalDigest(path): .optional(record[keyPath: path])
+        case let .time(path): time(record[keyPath: path])
+        case let .optionalTime(path): time(record[keyPath: path])
+        case let .flag(path): .bool(record[keyPath: path])
+        case let .count(path): .int(Int64(record[keyPath: path]))
+        case let .byteCount(path): .int(record[keyPath: path])
+        case let .optionalCount(path): .optional(record[keyPath: path])
+        case let .optionalNumber(path): .optional(record[keyPath: path])
+        case let .mediaKind(path): .string(record[keyPath: path].rawValue)
+        case let .author(path): .string(record[keyPath: path].rawValue)
+        }
+    }
+
+    /// Reads one field's value under `name`; the error names it when it is wrong.
+    static func read<Record>(_ record: inout Record, _ value: FieldValue<Record>, _ name: String,
+                             from reader: RecordReader) throws(RecordDecodingError) {
+        switch value {
+        case let .id(path): record[keyPath: path] = try reader.identifier(name)
+        case let .string(path): record[keyPath: path] = try reader.string(name)
+        case let .text(path): record[keyPath: path] = try reader.text(name)
+        case let .time(path): record[keyPath: path] = try reader.time(name)
+        case let .optionalTime(path): record[keyPath: path] = try reader.optionalTime(name)
+        case let .flag(path): record[keyPath: path] = try reader.optionalBool(name) ?? false
+        case let .count(path): record[keyPath: path] = try reader.int(name)
+        case let .byteCount(path): record[keyPath: path] = Int64(try reader.int(name))
+        case let .optionalCount(path): record[keyPath: path] = try reader.optionalInt(name)
+        case let .optionalNumber(path): record[keyPath: path] = try reader.optionalDouble(name)
+        case let .digest(path): record[keyPath: path] = try reader.digest(name)
+        case let .optionalDigest(path): record[keyPath: path] = try reader.optionalDigest(name)
+        case let .fileExtension(path):
+            let text = try reader.string(name)
+            guard isFileExtension(text) else { throw reader.wrong(name) }
+            record[keyPath: path] = text
+        case let .mediaKind(path):
+            guard let kind = MediaKind(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
+            record[keyPath: path] = kind
+        case let .author(path):
+            guard let author = Author(rawValue: try reader.string(name)) else { throw reader.wrong(name) }
+            record[keyPath: path] = author
+        case let .tagName(path):
+            guard let tag = TagName.normalize(try reader.string(name)) else { throw reader.wrong(name) }
+            record[keyPath: path] = tag
         }
     }
 

@@ -7,11 +7,7 @@ extension EntryRecord {
     /// reflection as JSON, the part clocks as JSON or NULL while none was set apart.
     func columnValue(_ field: EntryField) -> (any DatabaseValueConvertible)? {
         switch field.value {
-        case let .string(path): self[keyPath: path]
-        case let .text(path): self[keyPath: path]
-        case let .time(path): Timestamps.millis(self[keyPath: path])
-        case let .optionalTime(path): self[keyPath: path].map(Timestamps.millis)
-        case let .flag(path): self[keyPath: path]
+        case let .plain(value): DiaryStore.columnValue(self, value)
         case .zone: timeZone
         case .status: status.rawValue
         case .orderKey: orderKey
@@ -26,11 +22,7 @@ extension EntryRecord {
     mutating func read(_ field: EntryField, from row: ColumnReader) {
         let name = field.name
         switch field.value {
-        case let .string(path): self[keyPath: path] = row[name]
-        case let .text(path): self[keyPath: path] = row[name]
-        case let .time(path): self[keyPath: path] = Timestamps.date(millis: row[name])
-        case let .optionalTime(path): self[keyPath: path] = (row[name] as Int64?).map(Timestamps.date(millis:))
-        case let .flag(path): self[keyPath: path] = row[name]
+        case let .plain(value): DiaryStore.readColumn(&self, value, name, from: row)
         case .zone: timeZone = row[name]
         case .status: status = EntryStatus(rawValue: row[name]) ?? .draft
         case .orderKey: orderKey = row[name]
@@ -77,43 +69,48 @@ extension DiaryStore {
     /// The values of `itemInsertSQL`'s columns for one item.
     static func itemArguments<Item>(_ item: Item, _ fields: [ItemField<Item>], entryId: String) -> StatementArguments
         where Item: ClockedItem {
-        var values = fields.map { columnValue(item, $0) }
+        var values = fields.map { columnValue(item, $0.value) }
         values += [entryId, item.clock.deviceId, item.clock.hlc, item.clock.deletedAt.map(Timestamps.millis)]
         return StatementArguments(values)
     }
 
-    private static func columnValue<Item>(_ item: Item, _ field: ItemField<Item>) -> (any DatabaseValueConvertible)? {
-        switch field.value {
-        case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path): item[keyPath: path]
-        case let .text(path), let .optionalDigest(path): item[keyPath: path]
-        case let .time(path): Timestamps.millis(item[keyPath: path])
-        case let .optionalTime(path): item[keyPath: path].map(Timestamps.millis)
-        case let .count(path): item[keyPath: path]
-        case let .byteCount(path): item[keyPath: path]
-        case let .optionalCount(path): item[keyPath: path]
-        case let .optionalNumber(path): item[keyPath: path]
-        case let .mediaKind(path): item[keyPath: path].rawValue
-        case let .author(path): item[keyPath: path].rawValue
+    /// One field's value as its column keeps it: times as milliseconds, kinds by name.
+    static func columnValue<Record>(_ record: Record, _ value: FieldValue<Record>) -> (any DatabaseValueConvertible)? {
+        switch value {
+        case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path): record[keyPath: path]
+        case let .text(path), let .optionalDigest(path): record[keyPath: path]
+        case let .time(path): Timestamps.millis(record[keyPath: path])
+        case let .optionalTime(path): record[keyPath: path].map(Timestamps.millis)
+        case let .flag(path): record[keyPath: path]
+        case let .count(path): record[keyPath: path]
+        case let .byteCount(path): record[keyPath: path]
+        case let .optionalCount(path): record[keyPath: path]
+        case let .optionalNumber(path): record[keyPath: path]
+        case let .mediaKind(path): record[keyPath: path].rawValue
+        case let .author(path): record[keyPath: path].rawValue
         }
     }
 
-    /// Reads an item's fields back from their columns (a kind or author no build knows reads
-    /// as a photo, or as the person).
+    /// Reads an item's fields back from their columns.
     static func readColumns<Item>(_ item: inout Item, _ fields: [ItemField<Item>], from row: ColumnReader) {
-        for field in fields {
-            let name = field.name
-            switch field.value {
-            case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path): item[keyPath: path] = row[name]
-            case let .text(path), let .optionalDigest(path): item[keyPath: path] = row[name]
-            case let .time(path): item[keyPath: path] = Timestamps.date(millis: row[name])
-            case let .optionalTime(path): item[keyPath: path] = (row[name] as Int64?).map(Timestamps.date(millis:))
-            case let .count(path): item[keyPath: path] = row[name]
-            case let .byteCount(path): item[keyPath: path] = row[name]
-            case let .optionalCount(path): item[keyPath: path] = row[name]
-            case let .optionalNumber(path): item[keyPath: path] = row[name]
-            case let .mediaKind(path): item[keyPath: path] = MediaKind(rawValue: row[name]) ?? .photo
-            case let .author(path): item[keyPath: path] = Author(rawValue: row[name]) ?? .person
-            }
+        for field in fields { readColumn(&item, field.value, field.name, from: row) }
+    }
+
+    /// Reads one field back from its column `name` (a kind or author no build knows reads as
+    /// a photo, or as the person).
+    static func readColumn<Record>(_ record: inout Record, _ value: FieldValue<Record>, _ name: String, from row: ColumnReader) {
+        switch value {
+        case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path): record[keyPath: path] = row[name]
+        case let .text(path), let .optionalDigest(path): record[keyPath: path] = row[name]
+        case let .time(path): record[keyPath: path] = Timestamps.date(millis: row[name])
+        case let .optionalTime(path): record[keyPath: path] = (row[name] as Int64?).map(Timestamps.date(millis:))
+        case let .flag(path): record[keyPath: path] = row[name]
+        case let .count(path): record[keyPath: path] = row[name]
+        case let .byteCount(path): record[keyPath: path] = row[name]
+        case let .optionalCount(path): record[keyPath: path] = row[name]
+        case let .optionalNumber(path): record[keyPath: path] = row[name]
+        case let .mediaKind(path): record[keyPath: path] = MediaKind(rawValue: row[name]) ?? .photo
+        case let .author(path): record[keyPath: path] = Author(rawValue: row[name]) ?? .person
         }
     }
 }

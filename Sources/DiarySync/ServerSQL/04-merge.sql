@@ -21,7 +21,7 @@ $fn$;
 -- Merges two live versions of an entry part by part, each part to the side that changed
 -- it last (the device's rule too, in RecordExchange.swift): a star or a move made on one
 -- device never undoes an edit of the words made on another. Which fields each part holds
--- is made from the fields' declarations (EntryFields.swift); only clocks are compared.
+-- is made from the fields' declarations (RecordFields.swift); only clocks are compared.
 CREATE OR REPLACE FUNCTION diary.merge_parts(stored jsonb, incoming jsonb) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
     SET search_path = pg_catalog, diary, pg_temp

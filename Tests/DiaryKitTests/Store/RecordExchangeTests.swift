@@ -42,23 +42,14 @@ struct RecordExchangeTests {
         var filledNames: [String] = []
         for (index, field) in EntryRecord.fields.enumerated() {
             // A value of each field's own, unlike any other field's and unlike the page's.
-            let time = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 3_600.25)
             switch field.value {
-            case let .string(path): filled[keyPath: path] = "value of \(field.name)"
-            case let .text(path): filled[keyPath: path] = "value of \(field.name)"
-            case let .time(path): filled[keyPath: path] = time
-            case let .optionalTime(path): filled[keyPath: path] = time
-            case let .flag(path): filled[keyPath: path] = !plain[keyPath: path]
+            case let .plain(value): Self.fill(&filled, value, field.name, index, unlike: plain)
             case .zone: filled.timeZone = "Europe/Paris"
             case .status: filled.status = .summaryFailed
             case .orderKey: filled.orderKey = "m"
             case .context:
                 for (offset, contextField) in EntryRecord.contextFields.enumerated() {
-                    switch contextField.value {
-                    case let .text(path): filled.context[keyPath: path] = "value of \(contextField.name)"
-                    case let .number(path): filled.context[keyPath: path] = Double(offset) + 0.5
-                    case let .time(path): filled.context[keyPath: path] = time.addingTimeInterval(Double(offset))
-                    }
+                    Self.fill(&filled.context, contextField.value, contextField.name, offset, unlike: plain.context)
                 }
             case .reflection: filled.reflection = Reflection(period: "week", from: "2026-11-16", to: "2026-11-22", cites: [id])
             case .fieldClocks, .tagNames: continue  // clocks are set below; tag names come from the links
@@ -69,11 +60,11 @@ struct RecordExchangeTests {
         #expect(filledNames.count == EntryRecord.fields.count - 2)
         // And one item of each kind, every field of it filled.
         var media = EntryRecord.Media.unfilled(clock: plain.clock)
-        for (index, field) in EntryRecord.mediaFields.enumerated() { Self.fill(&media, field, index) }
+        for (index, field) in EntryRecord.mediaFields.enumerated() { Self.fill(&media, field.value, field.name, index, unlike: media) }
         var message = EntryRecord.Line.unfilled(entryId: id, clock: plain.clock)
-        for (index, field) in EntryRecord.messageFields.enumerated() { Self.fill(&message, field, index) }
+        for (index, field) in EntryRecord.messageFields.enumerated() { Self.fill(&message, field.value, field.name, index, unlike: message) }
         var link = EntryRecord.TagLink.unfilled(clock: plain.clock)
-        for (index, field) in EntryRecord.tagLinkFields.enumerated() { Self.fill(&link, field, index) }
+        for (index, field) in EntryRecord.tagLinkFields.enumerated() { Self.fill(&link, field.value, field.name, index, unlike: link) }
         link.label = link.name.uppercased()  // a spelling of its own name, or it is dropped
         filled.media = [media]
         filled.lines = [message]
@@ -103,26 +94,28 @@ struct RecordExchangeTests {
         #expect(merged.fieldsOnly == expected.fieldsOnly, "the star took only what its part declares")
     }
 
-    /// Gives an item's field a value of its own, unlike the other fields' (`index` is its place).
-    static func fill<Item>(_ item: inout Item, _ field: ItemField<Item>, _ index: Int) {
+    /// Gives a field a value of its own, unlike the other fields' (`index` is its place) and
+    /// unlike what `before` holds.
+    static func fill<Record>(_ record: inout Record, _ value: FieldValue<Record>, _ name: String, _ index: Int, unlike before: Record) {
         let time = Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 7_200.5)
         let hex = String(repeating: String(index % 10), count: 64)
-        switch field.value {
-        case let .id(path): item[keyPath: path] = UUIDv7.make()
-        case let .string(path): item[keyPath: path] = "value of \(field.name)"
-        case let .text(path): item[keyPath: path] = "value of \(field.name)"
-        case let .time(path): item[keyPath: path] = time
-        case let .optionalTime(path): item[keyPath: path] = time
-        case let .count(path): item[keyPath: path] = index + 1
-        case let .byteCount(path): item[keyPath: path] = Int64(index + 1_000)
-        case let .optionalCount(path): item[keyPath: path] = index + 1
-        case let .optionalNumber(path): item[keyPath: path] = Double(index) + 0.5
-        case let .digest(path): item[keyPath: path] = hex
-        case let .optionalDigest(path): item[keyPath: path] = hex
-        case let .fileExtension(path): item[keyPath: path] = "e\(index)"
-        case let .mediaKind(path): item[keyPath: path] = .video
-        case let .author(path): item[keyPath: path] = .companion
-        case let .tagName(path): item[keyPath: path] = "tag\(index)"
+        switch value {
+        case let .id(path): record[keyPath: path] = UUIDv7.make()
+        case let .string(path): record[keyPath: path] = "value of \(name)"
+        case let .text(path): record[keyPath: path] = "value of \(name)"
+        case let .time(path): record[keyPath: path] = time
+        case let .optionalTime(path): record[keyPath: path] = time
+        case let .flag(path): record[keyPath: path] = !before[keyPath: path]
+        case let .count(path): record[keyPath: path] = index + 1
+        case let .byteCount(path): record[keyPath: path] = Int64(index + 1_000)
+        case let .optionalCount(path): record[keyPath: path] = index + 1
+        case let .optionalNumber(path): record[keyPath: path] = Double(index) + 0.5
+        case let .digest(path): record[keyPath: path] = hex
+        case let .optionalDigest(path): record[keyPath: path] = hex
+        case let .fileExtension(path): record[keyPath: path] = "e\(index)"
+        case let .mediaKind(path): record[keyPath: path] = .video
+        case let .author(path): record[keyPath: path] = .companion
+        case let .tagName(path): record[keyPath: path] = "tag\(index)"
         }
     }
 

@@ -1,24 +1,66 @@
 import Foundation
 
-// Each field of an entry's own record is declared here once. From these lists come the
-// record's JSON form (`RecordCoding.swift`), the entry columns the record exchange reads and
-// writes (`RecordExchange.swift`), which fields move with which part in a merge
-// (`EntryRecord.take`), and the sync server's checks and part merge (`ServerSchema.swift`
-// in DiarySync). docs/ARCHITECTURE.md, "Adding a synced field", shows what else a new one needs.
+// Each field of an entry's own record is declared here once (its items' in
+// `ItemFields.swift`). From these lists come the record's JSON form (`RecordCoding.swift`),
+// the columns the record exchange reads and writes (`RecordColumns.swift`), which fields move
+// with which part in a merge (`EntryRecord.take`), and the sync server's checks and part
+// merge (`ServerSchema.swift` in DiarySync). docs/ARCHITECTURE.md, "Adding a synced field",
+// shows what else a new one needs.
 
-/// What a field of an entry's own record holds: how a record writes it, how the entry table
+/// What a field holds, in an entry or one of its items: how a record writes it, how a table
 /// keeps it and what the sync server lets through.
-package enum EntryFieldValue: Sendable {
+package enum FieldValue<Record>: Sendable {
+    /// An id: hex digits and dashes.
+    case id(WritableKeyPath<Record, String> & Sendable)
     /// Text that is always given.
-    case string(WritableKeyPath<EntryRecord, String> & Sendable)
+    case string(WritableKeyPath<Record, String> & Sendable)
     /// Text that may be absent.
-    case text(WritableKeyPath<EntryRecord, String?> & Sendable)
-    /// A time that is always given (kept as milliseconds, written in the entry's zone).
-    case time(WritableKeyPath<EntryRecord, Date> & Sendable)
-    /// A time that may be absent.
-    case optionalTime(WritableKeyPath<EntryRecord, Date?> & Sendable)
+    case text(WritableKeyPath<Record, String?> & Sendable)
+    /// A time (kept as milliseconds; an entry's written in its own zone).
+    case time(WritableKeyPath<Record, Date> & Sendable)
+    case optionalTime(WritableKeyPath<Record, Date?> & Sendable)
     /// Yes or no; a record without it says no.
-    case flag(WritableKeyPath<EntryRecord, Bool> & Sendable)
+    case flag(WritableKeyPath<Record, Bool> & Sendable)
+    /// A whole number from 0.
+    case count(WritableKeyPath<Record, Int> & Sendable)
+    /// A size in bytes.
+    case byteCount(WritableKeyPath<Record, Int64> & Sendable)
+    case optionalCount(WritableKeyPath<Record, Int?> & Sendable)
+    /// A finite number that may be absent.
+    case optionalNumber(WritableKeyPath<Record, Double?> & Sendable)
+    /// A SHA-256, 64 lowercase hex digits.
+    case digest(WritableKeyPath<Record, String> & Sendable)
+    case optionalDigest(WritableKeyPath<Record, String?> & Sendable)
+    /// A file's extension: lowercase letters and digits (it becomes part of a path).
+    case fileExtension(WritableKeyPath<Record, String> & Sendable)
+    case mediaKind(WritableKeyPath<Record, MediaKind> & Sendable)
+    case author(WritableKeyPath<Record, Author> & Sendable)
+    /// A tag's name, read as `TagName.normalize` reads it.
+    case tagName(WritableKeyPath<Record, String> & Sendable)
+
+    /// Copies the field's value from `source` into `target`.
+    func copy(from source: Record, into target: inout Record) {
+        switch self {
+        case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path):
+            target[keyPath: path] = source[keyPath: path]
+        case let .text(path), let .optionalDigest(path): target[keyPath: path] = source[keyPath: path]
+        case let .time(path): target[keyPath: path] = source[keyPath: path]
+        case let .optionalTime(path): target[keyPath: path] = source[keyPath: path]
+        case let .flag(path): target[keyPath: path] = source[keyPath: path]
+        case let .count(path): target[keyPath: path] = source[keyPath: path]
+        case let .byteCount(path): target[keyPath: path] = source[keyPath: path]
+        case let .optionalCount(path): target[keyPath: path] = source[keyPath: path]
+        case let .optionalNumber(path): target[keyPath: path] = source[keyPath: path]
+        case let .mediaKind(path): target[keyPath: path] = source[keyPath: path]
+        case let .author(path): target[keyPath: path] = source[keyPath: path]
+        }
+    }
+}
+
+/// What a field of an entry's own record holds: a value of a kind any record may hold, or one
+/// of the entry's own.
+package enum EntryFieldValue: Sendable {
+    case plain(FieldValue<EntryRecord>)
     /// The zone the entry was written in: a name every client knows.
     case zone
     /// Where the entry stands (`EntryStatus`).
@@ -53,6 +95,10 @@ package struct EntryField: Sendable {
         self.onlyWhenGiven = onlyWhenGiven
     }
 
+    init(_ name: String, _ value: FieldValue<EntryRecord>, part: FieldClocks.Part? = .content, onlyWhenGiven: Bool = false) {
+        self.init(name, .plain(value), part: part, onlyWhenGiven: onlyWhenGiven)
+    }
+
     /// True when the `entry` table has a column of its name.
     package var isColumn: Bool {
         if case .tagNames = value { return false }
@@ -60,24 +106,16 @@ package struct EntryField: Sendable {
     }
 }
 
-/// What a field of an entry's place and weather holds.
-package enum ContextFieldValue: Sendable {
-    case text(WritableKeyPath<EntryContext, String?> & Sendable)
-    /// A finite number.
-    case number(WritableKeyPath<EntryContext, Double?> & Sendable)
-    /// A time, written in UTC.
-    case time(WritableKeyPath<EntryContext, Date?> & Sendable)
-}
-
 /// One field of an entry's context: in the context itself, or in its `weather` object.
 package struct ContextField: Sendable {
     package let name: String
-    package let value: ContextFieldValue
+    /// Text, a finite number or a time (written in UTC).
+    package let value: FieldValue<EntryContext>
     package let inWeather: Bool
     /// As for entry fields: written only when given, after the fields written always.
     package let onlyWhenGiven: Bool
 
-    init(_ name: String, _ value: ContextFieldValue, inWeather: Bool = false, onlyWhenGiven: Bool = true) {
+    init(_ name: String, _ value: FieldValue<EntryContext>, inWeather: Bool = false, onlyWhenGiven: Bool = true) {
         self.name = name
         self.value = value
         self.inWeather = inWeather
@@ -119,22 +157,22 @@ extension EntryRecord {
     /// The fields of an entry's place and weather, in the order records write them.
     package static let contextFields: [ContextField] = [
         ContextField("place", .text(\.place), onlyWhenGiven: false),
-        ContextField("latitude", .number(\.latitude), onlyWhenGiven: false),
-        ContextField("longitude", .number(\.longitude), onlyWhenGiven: false),
+        ContextField("latitude", .optionalNumber(\.latitude), onlyWhenGiven: false),
+        ContextField("longitude", .optionalNumber(\.longitude), onlyWhenGiven: false),
         ContextField("locality", .text(\.locality)),
         ContextField("region", .text(\.region)),
         ContextField("country", .text(\.country)),
         ContextField("description", .text(\.weatherDescription), inWeather: true, onlyWhenGiven: false),
-        ContextField("temperature_c", .number(\.temperatureC), inWeather: true, onlyWhenGiven: false),
-        ContextField("humidity_percent", .number(\.weather.humidityPercent), inWeather: true),
-        ContextField("pressure_hpa", .number(\.weather.pressureHPa), inWeather: true),
-        ContextField("wind_kph", .number(\.weather.windKPH), inWeather: true),
-        ContextField("wind_bearing", .number(\.weather.windBearing), inWeather: true),
-        ContextField("wind_chill_c", .number(\.weather.windChillC), inWeather: true),
-        ContextField("visibility_km", .number(\.weather.visibilityKM), inWeather: true),
-        ContextField("moon_phase", .number(\.weather.moonPhase), inWeather: true),
-        ContextField("sunrise", .time(\.weather.sunrise), inWeather: true),
-        ContextField("sunset", .time(\.weather.sunset), inWeather: true),
+        ContextField("temperature_c", .optionalNumber(\.temperatureC), inWeather: true, onlyWhenGiven: false),
+        ContextField("humidity_percent", .optionalNumber(\.weather.humidityPercent), inWeather: true),
+        ContextField("pressure_hpa", .optionalNumber(\.weather.pressureHPa), inWeather: true),
+        ContextField("wind_kph", .optionalNumber(\.weather.windKPH), inWeather: true),
+        ContextField("wind_bearing", .optionalNumber(\.weather.windBearing), inWeather: true),
+        ContextField("wind_chill_c", .optionalNumber(\.weather.windChillC), inWeather: true),
+        ContextField("visibility_km", .optionalNumber(\.weather.visibilityKM), inWeather: true),
+        ContextField("moon_phase", .optionalNumber(\.weather.moonPhase), inWeather: true),
+        ContextField("sunrise", .optionalTime(\.weather.sunrise), inWeather: true),
+        ContextField("sunset", .optionalTime(\.weather.sunset), inWeather: true),
         ContextField("code", .text(\.weather.code), inWeather: true),
         ContextField("service", .text(\.weather.service), inWeather: true),
     ]
@@ -152,11 +190,7 @@ extension EntryRecord {
     /// Copies one field's value from `other`.
     mutating func copy(_ field: EntryField, from other: EntryRecord) {
         switch field.value {
-        case let .string(path): self[keyPath: path] = other[keyPath: path]
-        case let .text(path): self[keyPath: path] = other[keyPath: path]
-        case let .time(path): self[keyPath: path] = other[keyPath: path]
-        case let .optionalTime(path): self[keyPath: path] = other[keyPath: path]
-        case let .flag(path): self[keyPath: path] = other[keyPath: path]
+        case let .plain(value): value.copy(from: other, into: &self)
         case .zone: timeZone = other.timeZone
         case .status: status = other.status
         case .orderKey: orderKey = other.orderKey
