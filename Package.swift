@@ -59,6 +59,17 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // libsodium from the system (Debian: libsodium-dev): Argon2id and XChaCha20-Poly1305,
+        // which swift-crypto lacks. Only DiarySeal imports it.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        // A sealed diary: the keys (a diary key wrapped by the passphrase and by a recovery key,
+        // items keys wrapped by it, the owner-only key file), record parts sealed and bound to
+        // where they belong, keyed names, media sealed chunk by chunk. Linked by sync only.
+        .target(name: "DiarySeal", dependencies: ["DiaryKit", "CSodium"]),
         // Backups, exports, restores and imports as ordinary archives; Day One; the HTML diary.
         .target(
             name: "DiaryArchive",
@@ -155,6 +166,7 @@ let package = Package(
         .testTarget(name: "CompanionClientTests", dependencies: ["CompanionClient", "DiaryTestSupport", "FakeServers"]),
         .testTarget(name: "DiaryArchiveTests", dependencies: ["DiaryArchive", "DiaryTestSupport"]),
         .testTarget(name: "SyncSessionTests", dependencies: ["SyncSession", "DiaryTestSupport"]),
+        .testTarget(name: "DiarySealTests", dependencies: ["DiarySeal", "DiaryTestSupport"]),
         .testTarget(name: "DiarySyncTests", dependencies: [
             "DiarySync", "DiaryTestSupport", "FakeServers",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOCore", package: "swift-nio"),

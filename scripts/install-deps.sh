@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what InnerBloom Diary needs on Debian 12 beyond the Swift toolchain:
 # ffmpeg (ffprobe reads videos, thumbnails are cut with it; the try-out makes its sample
-# photo with it), libarchive (backups and exports), the sqlite3 shell the tests use to look
+# photo with it), libarchive (backups and exports), libsodium (a sealed diary's keys and
+# encryption), the sqlite3 shell the tests use to look
 # inside a diary, strip (scripts/install.sh). With --tests, also what only the tests use:
 # bsdtar, zstd and xz (to check that ordinary tools read our archives), Chromium (to load
 # the HTML export headless), the PostgreSQL server and client (the sync tests start a
@@ -20,7 +21,7 @@ missing=()
 for tool in ffmpeg:ffmpeg ffprobe:ffmpeg sqlite3:sqlite3 pkg-config:pkg-config strip:binutils; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
-for package in libsqlite3-dev libarchive-dev; do
+for package in libsqlite3-dev libarchive-dev libsodium-dev; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ "${1:-}" = "--tests" ]; then

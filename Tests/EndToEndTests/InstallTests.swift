@@ -13,6 +13,7 @@ struct InstallTests {
         "PostgresNIO": "$s11PostgresNIO", "NIOSSL": "$s6NIOSSL", "Crypto": "$s6Crypto",
         "BoringSSL": "CCryptoBoringSSL_", "libarchive": "archive_read_new",
         "CompanionClient": "$s15CompanionClient", "DiaryArchive": "$s12DiaryArchive", "DiarySync": "$s9DiarySync",
+        "DiarySeal": "$s9DiarySeal", "libsodium": "sodium_init",
     ]
 
     /// Which of `heavyModules` have symbols in the binary (defined or wanted from a library).
