@@ -75,14 +75,14 @@ extension EntryRecord {
 
 extension EntryRecord.Media {
     /// A media row with only its clock, for a reader to fill field by field.
-    static func unfilled(clock: RowClock) -> Self {
+    package static func unfilled(clock: RowClock) -> Self {
         Self(id: "", position: 0, clock: clock, item: MediaItem(kind: .photo, sha256: "", mime: "", fileExtension: "", bytes: 0))
     }
 }
 
 extension EntryRecord.Line {
     /// A message of `entryId` with only its clock, for a reader to fill field by field.
-    static func unfilled(entryId: String, clock: RowClock) -> Self {
+    package static func unfilled(entryId: String, clock: RowClock) -> Self {
         Self(message: Message(id: "", entryId: entryId, author: .person, persona: "", provider: nil, text: "", createdAt: .distantPast),
              clock: clock)
     }
@@ -90,7 +90,7 @@ extension EntryRecord.Line {
 
 extension EntryRecord.TagLink {
     /// A tag link with only its clock, for a reader to fill field by field.
-    static func unfilled(clock: RowClock) -> Self {
+    package static func unfilled(clock: RowClock) -> Self {
         Self(name: "", position: 0, createdAt: .distantPast, clock: clock)
     }
 }

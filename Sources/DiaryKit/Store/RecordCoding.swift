@@ -19,8 +19,30 @@ extension EntryRecord {
             [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
         }
         var pairs: [(String, JSON)] = [("kind", .string("entry")), ("id", .string(id))]
-        var given: [(String, JSON)] = []
-        for field in Self.fields {
+        pairs += fieldPairs(Self.fields, time: time)
+        pairs += clockPairs(clock)
+        pairs.append(("media", .array(media.map { .object(RecordCoding.pairs($0, Self.mediaFields, time: time) + clockPairs($0.clock)) })))
+        pairs.append(("messages", .array(lines.map { .object(RecordCoding.pairs($0, Self.messageFields, time: time) + clockPairs($0.clock)) })))
+        pairs.append(("tag_links", .array(tagLinks.map { .object(RecordCoding.pairs($0, Self.tagLinkFields, time: time) + clockPairs($0.clock)) })))
+        return .object(pairs)
+    }
+
+    /// The fields of one part as a record writes them: what a sealed diary seals as that part.
+    package func partJSON(_ part: FieldClocks.Part) -> JSON {
+        let zone = self.zone
+        return .object(fieldPairs(Self.fields(of: part)) { date in date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null })
+    }
+
+    /// Takes one part's fields from what `partJSON` wrote.
+    package mutating func readPart(_ part: FieldClocks.Part, from json: JSON) throws(RecordDecodingError) {
+        let reader = RecordReader(json, path: "")
+        for field in Self.fields(of: part) { try read(field, from: reader) }
+    }
+
+    /// `fields` as a record writes them: those written always, then those given.
+    private func fieldPairs(_ fields: [EntryField], time: (Date?) -> JSON) -> [(String, JSON)] {
+        var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
+        for field in fields {
             let value: JSON = switch field.value {
             case let .plain(value): RecordCoding.json(self, value, time: time)
             case .zone: .string(timeZone)
@@ -39,12 +61,7 @@ extension EntryRecord {
                 given.append((field.name, value))
             }
         }
-        pairs += given
-        pairs += clockPairs(clock)
-        pairs.append(("media", .array(media.map { .object(RecordCoding.pairs($0, Self.mediaFields, time: time) + clockPairs($0.clock)) })))
-        pairs.append(("messages", .array(lines.map { .object(RecordCoding.pairs($0, Self.messageFields, time: time) + clockPairs($0.clock)) })))
-        pairs.append(("tag_links", .array(tagLinks.map { .object(RecordCoding.pairs($0, Self.tagLinkFields, time: time) + clockPairs($0.clock)) })))
-        return .object(pairs)
+        return pairs + given
     }
 
     /// Reads an `entries.jsonl` line back; the error names the first field that is wrong.

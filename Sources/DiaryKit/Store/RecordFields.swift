@@ -178,7 +178,7 @@ extension EntryRecord {
     ]
 
     /// A record with only its id and clock, for a reader to fill field by field.
-    static func unfilled(id: String, clock: RowClock) -> EntryRecord {
+    package static func unfilled(id: String, clock: RowClock) -> EntryRecord {
         EntryRecord(id: id, clock: clock, status: .draft, createdAt: .distantPast, updatedAt: .distantPast, occurredAt: .distantPast,
                     timeZone: "UTC", persona: "")
     }
