@@ -35,28 +35,17 @@ package enum KeyFile {
         return keys
     }
 
-    /// Writes the keys: a 0600 file beside it, flushed, then renamed over it.
+    /// Writes the keys, readable by their owner only (`FileIO.replaceOwnerOnly`).
     package static func save(_ keys: DiaryKeys, _ paths: DiaryPaths) throws(SealError) {
-        let folder = paths.stateDirectory.path
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])) != nil else {
-            throw .keyFileUnwritable(folder)
-        }
         func text(_ bytes: [UInt8]) -> JSON { .string(Data(bytes).base64EncodedString()) }
         let json = JSON.object([
             ("format", .int(1)), ("account", .string(keys.account)), ("key_id", .string(keys.keyId)),
             ("diary_key", text(keys.diaryKey)),
             ("items_keys", .array(keys.itemsKeys.keys.sorted().map { .object([("id", .int(Int64($0))), ("key", text(keys.itemsKeys[$0]!))]) })),
         ])
-        let temporary = "\(folder)/.keys-\(UUID().uuidString)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .keyFileUnwritable(folder) }
-        let bytes = Array((json.serialized + "\n").utf8)
-        let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) } && fsync(descriptor) == 0
-        close(descriptor)
-        guard written, rename(temporary, path(paths).path) == 0 else {
-            unlink(temporary)
-            throw .keyFileUnwritable(folder)
+        guard FileIO.replaceOwnerOnly(path(paths).lastPathComponent, in: paths.stateDirectory.path,
+                                      with: Array((json.serialized + "\n").utf8)) else {
+            throw .keyFileUnwritable(paths.stateDirectory.path)
         }
     }
 

@@ -64,25 +64,18 @@ package struct Credentials: Sendable, Equatable {
         return Credentials(address: try ServerAddress(url), password: password, userId: userId, consentVersion: consent)
     }
 
-    /// Writes the file: a 0600 temp file beside it, flushed, then renamed over it.
+    /// Writes the file, readable by its owner only (`FileIO.replaceOwnerOnly`).
     package func save(_ paths: DiaryPaths) throws {
-        let folder = paths.stateDirectory.path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var fields: [(String, JSON)]
         switch login {
         case let .postgres(address, password): fields = [("url", .string(address.description)), ("password", .string(password))]
         case let .supabase(session): fields = session.fields
         }
         fields += [("user_id", .string(userId)), ("consent_version", .optional(consentVersion))]
-        let temporary = "\(folder)/.credentials-\(UUID().uuidString)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError.cannotCreateHome(folder) }
-        let bytes = Array((JSON.object(fields).serialized + "\n").utf8)
-        let written = bytes.withUnsafeBytes { FileIO.writeAll(descriptor, $0) } && fsync(descriptor) == 0
-        close(descriptor)
-        guard written, rename(temporary, Self.file(paths).path) == 0 else {
-            unlink(temporary)
-            throw StoreError.cannotCreateHome(folder)
+        let file = Self.file(paths)
+        guard FileIO.replaceOwnerOnly(file.lastPathComponent, in: paths.stateDirectory.path,
+                                      with: Array((JSON.object(fields).serialized + "\n").utf8)) else {
+            throw StoreError.cannotCreateHome(paths.stateDirectory.path)
         }
     }
 

@@ -63,6 +63,24 @@ package enum FileIO {
         return true
     }
 
+    /// Replaces the file `name` in `folder` (made 0700 if missing) with `bytes`, readable by its
+    /// owner only: a 0600 file beside it, written, flushed, then renamed over it, so a crash
+    /// leaves the old file or the new one. False when any step failed.
+    package static func replaceOwnerOnly(_ name: String, in folder: String, with bytes: [UInt8]) -> Bool {
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])) != nil else { return false }
+        let temporary = "\(folder)/.\(name)-\(UUID().uuidString)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = bytes.withUnsafeBytes { writeAll(descriptor, $0) } && fsync(descriptor) == 0
+        close(descriptor)
+        guard written, rename(temporary, "\(folder)/\(name)") == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
     /// Reads what is there, up to the buffer's size: 0 at the end, -1 on an error.
     package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
