@@ -13,7 +13,7 @@ extension DiaryKeys {
         var parts: [(String, JSON)] = []
         for part in FieldClocks.Part.allCases {
             let box = try seal(Array(record.partJSON(part).serialized.utf8), partBinding(part, of: record))
-            parts.append((part.rawValue, .object([("hlc", .optional(record.fieldClocks[part])), ("box", .string(box))])))
+            parts.append((part.rawValue, .object([("hlc", .optional(Self.partClock(part, of: record))), ("box", .string(box))])))
         }
         let time = Self.utcTime
         func clear(_ clock: RowClock) -> [(String, JSON)] {
@@ -53,7 +53,9 @@ extension DiaryKeys {
             guard let sealed = json["parts"]?[part.rawValue], let box = sealed["box"]?.stringValue else { throw .doesNotOpen }
             let partClock = sealed["hlc"] ?? .null
             guard partClock == .null || partClock.stringValue.flatMap(HybridTimestamp.init) != nil else { throw .doesNotOpen }
-            record.fieldClocks[part] = partClock.stringValue
+            // The content's clock is kept apart only when it is not the entry's (one form for
+            // one state, as the store keeps it).
+            record.fieldClocks[part] = part == .content && partClock.stringValue == clock.hlc ? nil : partClock.stringValue
             let value = try open(box, partBinding(part, of: record))
             guard let fields = JSON.parse(Data(value)), (try? record.readPart(part, from: fields)) != nil else { throw .doesNotOpen }
         }
@@ -115,16 +117,20 @@ extension DiaryKeys {
         return SettingRecord(key: key, value: value, updatedAt: updatedAt, clock: clock)
     }
 
-    // A part is bound to its own clock (the content's, when it has none apart, is the
-    // entry's) and to whether the entry is a tombstone, so that neither can be swapped
-    // under it. Not to the entry's clock once the parts have their own: a server keeps,
-    // part by part, the newer of two devices' versions, and the entry's clock is then only
-    // the newest of the parts' (one changed in clear can move a device's clock ahead by no
-    // more than the day a merge allows).
+    // Each part travels with its own clock, the content's always written out (it is the
+    // entry's while none was set apart): a server that keeps, part by part, the version with
+    // the newer clock can then combine two devices' versions and every part still opens.
+    // A part is bound to that clock and to whether the entry is a tombstone, so neither can
+    // be swapped under it; not to the entry's clock, which after such a merge is only the
+    // newest of the parts' (one changed in clear can move a device's clock ahead by no more
+    // than the day a merge allows).
+    private static func partClock(_ part: FieldClocks.Part, of record: EntryRecord) -> String? {
+        record.fieldClocks[part] ?? (part == .content ? record.clock.hlc : nil)
+    }
+
     private func partBinding(_ part: FieldClocks.Part, of record: EntryRecord) -> SealBinding {
-        let clock = record.fieldClocks[part] ?? (part == .content ? record.clock.hlc : "")
         let tombstone = record.clock.deletedAt.map { "\n\(Timestamps.millis($0))" } ?? ""
-        return SealBinding(kind: .entry, id: record.id, part: part.rawValue, clock: clock + tombstone)
+        return SealBinding(kind: .entry, id: record.id, part: part.rawValue, clock: (Self.partClock(part, of: record) ?? "") + tombstone)
     }
 
     // An item is bound to its clock and its tombstone the same way.

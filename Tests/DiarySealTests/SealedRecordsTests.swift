@@ -59,16 +59,56 @@ struct SealedRecordsTests {
         expectRefused(sealed.setting("parts.star.box", to: sealed["parts"]!["content"]!["box"]!), "the content as the star")
         expectRefused(sealed.setting("parts.star.hlc", to: .string(HybridTimestamp(wallMillis: 1, counter: 0, device: "x").description)),
                       "the star at another clock")
-        // A page whose content has no clock apart is bound through the entry's clock.
-        #expect(other.fieldClocks.content == nil)
-        expectRefused(otherSealed.setting("hlc", to: .string(HybridTimestamp(wallMillis: 2, counter: 0, device: "x").description)),
-                      "the content at another entry clock")
+        expectRefused(otherSealed.setting("parts.content.hlc", to: .string(HybridTimestamp(wallMillis: 2, counter: 0, device: "x").description)),
+                      "the content at another clock")
         expectRefused(sealed.setting("deleted_at", to: .string("2026-11-22T00:00:00.000Z")), "a live entry made a tombstone")
         expectRefused(sealed.setting("messages.0.id", to: .string(UUIDv7.make())), "a message moved to another id")
         expectRefused(sealed.setting("media.0.deleted_at", to: .string("2026-11-22T00:00:00.000Z")), "a photo made a tombstone")
         expectRefused(sealed.setting("tag_links.0.name", to: sealed["tag_links"]![1]!["name"]!), "a tag link under another tag's name")
         let bob = DiaryKeys(account: "bob", diaryKey: Self.keys.diaryKey, itemsKeys: Self.keys.itemsKeys)
         #expect(throws: SealError.doesNotOpen) { try bob.opened(sealed) }
+    }
+
+    @Test("two devices' sealed versions kept part by part by clock open to what the device's own merge makes")
+    func partByPartMergeOfSealedVersionsOpens() throws {
+        let a = try TestDiary()
+        let id = try a.page("words", tags: ["one"], at: moment("2026-11-20 17:40:03"))
+        let b = try TestDiary()
+        _ = try b.store.merge(try a.store.entryRecords(ids: [id]), source: .sync)
+        // Offline, each on its own: b changes the words, then a stars the page. The merged
+        // entry's clock is then a's, and b's words must still open under their own clock.
+        _ = try b.store.edit(ids: [id], EntryEdit(title: "new words"))
+        Thread.sleep(forTimeInterval: 0.005)  // a later millisecond, so the order is the clocks' too
+        _ = try a.store.setStarred(ids: [id], true)
+        let fromA = try #require(try a.store.entryRecords(ids: [id]).first)
+        let fromB = try #require(try b.store.entryRecords(ids: [id]).first)
+
+        // What a server that cannot read them keeps, in either order of arrival.
+        let sealedA = try Self.keys.sealed(fromA), sealedB = try Self.keys.sealed(fromB)
+        let merged = Self.keptPartByPart(sealedA, sealedB)
+        let opened = try Self.keys.opened(merged)
+        #expect(try Self.keys.opened(Self.keptPartByPart(sealedB, sealedA)) == opened)
+
+        // What the device makes of the same two versions in clear.
+        _ = try b.store.merge([fromA], source: .sync)
+        let expected = try #require(try b.store.entryRecords(ids: [id]).first)
+        #expect(merged["hlc"] == sealedA["hlc"], "the star is the newer change")
+        #expect(opened.starred && opened.title == "new words", "the star and the words both stay")
+        #expect(opened == expected)
+    }
+
+    /// The server's rule for two sealed versions of one live entry: each part from the side
+    /// whose clock for it is greater (compared as bytes, as Postgres' "C" collation does),
+    /// the entry's clock and device the newer side's.
+    static func keptPartByPart(_ x: JSON, _ y: JSON) -> JSON {
+        func greater(_ a: String, _ b: String) -> Bool { b.utf8.lexicographicallyPrecedes(a.utf8) }
+        let parts = FieldClocks.Part.allCases.map { part -> (String, JSON) in
+            let fromX = x["parts"]![part.rawValue]!, fromY = y["parts"]![part.rawValue]!
+            let clockX = fromX["hlc"]?.stringValue ?? "", clockY = fromY["hlc"]?.stringValue ?? ""
+            return (part.rawValue, greater(clockY, clockX) ? fromY : fromX)
+        }
+        let newer = greater(y["hlc"]!.stringValue!, x["hlc"]!.stringValue!) ? y : x
+        return newer.setting("parts", to: .object(parts))
     }
 
     @Test("a setting is sealed under a keyed name and opens the same")
