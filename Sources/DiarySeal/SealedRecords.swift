@@ -24,8 +24,11 @@ extension DiaryKeys {
         }
         var media: [JSON] = []
         for row in record.media {
-            media.append(.object([("id", .string(row.id))] + clear(row.clock)
-                                 + [("box", try item(row, EntryRecord.mediaFields, Self.rowBinding(.media, row.id, row.clock)))]))
+            // The file's object on the server, by its keyed name: what the server counts, keeps
+            // and drops with its last row, as it does with a SHA-256 in clear.
+            let object = SealedMedia(sha256: row.item.sha256, keys: self).objectName
+            media.append(.object([("id", .string(row.id)), ("object", .string(object))] + clear(row.clock)
+                                 + [("box", try item(row, EntryRecord.mediaFields, Self.rowBinding(.media, "\(row.id)/\(object)", row.clock)))]))
         }
         var messages: [JSON] = []
         for line in record.lines {
@@ -72,10 +75,10 @@ extension DiaryKeys {
                   (try? RecordCoding.read(&item, fields, from: RecordReader(value, path: ""))) != nil else { throw .doesNotOpen }
         }
         for (row, clock, box) in try rows("media") {
-            guard let mediaId = try? row.identifier("id") else { throw .doesNotOpen }
+            guard let mediaId = try? row.identifier("id"), let object = row.optionalString("object") else { throw .doesNotOpen }
             var media = EntryRecord.Media.unfilled(clock: clock)
-            try openItem(box, Self.rowBinding(.media, mediaId, clock), into: &media, EntryRecord.mediaFields)
-            guard media.id == mediaId else { throw .doesNotOpen }
+            try openItem(box, Self.rowBinding(.media, "\(mediaId)/\(object)", clock), into: &media, EntryRecord.mediaFields)
+            guard media.id == mediaId, SealedMedia(sha256: media.item.sha256, keys: self).objectName == object else { throw .doesNotOpen }
             record.media.append(media)
         }
         for (row, clock, box) in try rows("messages") {

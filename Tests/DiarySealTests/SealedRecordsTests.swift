@@ -40,6 +40,8 @@ struct SealedRecordsTests {
             }
         }
         #expect(!text.contains(String(repeating: "c4", count: 32)), "the photo's SHA-256 is not in clear")
+        #expect(text.contains(SealedMedia(sha256: String(repeating: "c4", count: 32), keys: Self.keys).objectName),
+                "its object's keyed name is, for the server to keep files with their rows")
         #expect(text.contains(record.id) && text.contains(record.clock.hlc), "ids and clocks are")
     }
 
@@ -64,6 +66,7 @@ struct SealedRecordsTests {
         expectRefused(sealed.setting("deleted_at", to: .string("2026-11-22T00:00:00.000Z")), "a live entry made a tombstone")
         expectRefused(sealed.setting("messages.0.id", to: .string(UUIDv7.make())), "a message moved to another id")
         expectRefused(sealed.setting("media.0.deleted_at", to: .string("2026-11-22T00:00:00.000Z")), "a photo made a tombstone")
+        expectRefused(sealed.setting("media.0.object", to: .string(String(repeating: "0", count: 64))), "a photo pointed at another file")
         expectRefused(sealed.setting("tag_links.0.name", to: sealed["tag_links"]![1]!["name"]!), "a tag link under another tag's name")
         let bob = DiaryKeys(account: "bob", diaryKey: Self.keys.diaryKey, itemsKeys: Self.keys.itemsKeys)
         #expect(throws: SealError.doesNotOpen) { try bob.opened(sealed) }
