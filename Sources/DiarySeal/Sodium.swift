@@ -108,9 +108,4 @@ enum Sodium {
         guard let marker = padded.lastIndex(where: { $0 != 0 }), padded[marker] == 0x80 else { return nil }
         return Array(padded[..<marker])
     }
-
-    /// Compares two secrets in constant time.
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count == b.count && sodium_memcmp(a, b, a.count) == 0
-    }
 }
