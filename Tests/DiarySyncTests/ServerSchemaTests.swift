@@ -143,9 +143,9 @@ struct ServerSchemaTests {
         }
         // Devices are woken on a random channel of the person's own, not one named after the user id.
         let channels = try await server.admin("SELECT channel FROM diary.account WHERE user_id IN ('\(alice.id)', '\(bob.id)') ORDER BY user_id")
-        let parts = (channels ?? "").split(separator: "\n").map(String.init)
+        let parts = channels.split(separator: "\n").map(String.init)
         #expect(parts.count == 2 && Set(parts).count == 2 && parts.allSatisfy { $0.hasPrefix("diary_") && $0.count == 38 })
-        #expect(!(channels ?? "").contains(alice.id.replacingOccurrences(of: "-", with: "")))
+        #expect(!channels.contains(alice.id.replacingOccurrences(of: "-", with: "")))
         #expect(try await server.run("SELECT count(*) FROM diary.account WHERE channel IS NOT NULL", as: bob) == "1", "only his own")
         #expect(await !server.attempt("SET ROLE \(alice.role)", as: bob).succeeded)
         #expect(await !server.attempt("SET SESSION AUTHORIZATION \(alice.role)", as: bob).succeeded)
@@ -207,7 +207,7 @@ struct ServerSchemaTests {
         // The batch wrote each entry row once; item by item, each is written and then marked as
         // the sending device's echo (the statistics show the updates once a session has ended).
         func entryUpdates() async throws -> Int {
-            Int(try await server.admin("SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'diary.entry'::regclass") ?? "") ?? -1
+            Int(try await server.admin("SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'diary.entry'::regclass")) ?? -1
         }
         try await Task.sleep(for: .seconds(1))
         let afterBatch = try await entryUpdates()

@@ -255,7 +255,7 @@ struct SyncEngineTests {
         let entry = try a.diary.draft("大影片", media: [item])
         // An earlier, interrupted upload left chunk 1 on the server.
         let chunk = bytes[(2 << 20)..<(4 << 20)].map { String(format: "%02x", $0) }.joined()
-        try await server.adminText("""
+        _ = try await server.adminText("""
             INSERT INTO diary.media_chunk(user_id, sha256, n, bytes) VALUES ('\(alice.userId)', '\(item.sha256)', 1, '\\x\(chunk)'::bytea)
             """)
         let before = try await server.adminText("SELECT xmin::text FROM diary.media_chunk WHERE n = 1")
@@ -280,7 +280,7 @@ struct SyncEngineTests {
         let poisoned = try a.diary.page("壞掉的那一篇", tags: ["x"])
         try await a.sync()
         // Written past the server's checks, straight into the table: a time no client can read.
-        try await server.adminText("UPDATE diary.entry SET doc = jsonb_set(doc, '{occurred_at}', '\"someday\"') WHERE id = '\(poisoned)'")
+        _ = try await server.adminText("UPDATE diary.entry SET doc = jsonb_set(doc, '{occurred_at}', '\"someday\"') WHERE id = '\(poisoned)'")
         let first = try await b.sync()
         #expect(first.rejected == 1)
         #expect(try b.store.ledger.state().rejected == 1)
@@ -328,7 +328,7 @@ struct SyncEngineTests {
 
         try await a.sync()
         // The server's copy rots: B must not take it.
-        try await server.adminText("UPDATE diary.media_chunk SET bytes = 'not the photo'::bytea")
+        _ = try await server.adminText("UPDATE diary.media_chunk SET bytes = 'not the photo'::bytea")
         let rotten = try await b.sync()
         #expect(rotten.mediaFetched == 0)
         let path = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "jpg")
@@ -363,7 +363,7 @@ struct SyncEngineTests {
         // A database shaped like a Supabase project: an auth.uid() that is not ours.
         let cluster = try ServerAddress(ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]!)
         let name = "s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-        try await ServerConnection.with(cluster, password: cluster.password) { server in
+        _ = try await ServerConnection.with(cluster, password: cluster.password) { server in
             try await server.run(script: "CREATE DATABASE \(name)")
         }
         var admin = cluster
