@@ -58,7 +58,7 @@ extension DiaryTags {
     }
 
     /// Removes the tags named for each page, in one transaction, without marking the pages
-    /// as edited by hand; what was removed is kept on this device so `restoreTidiedTags`
+    /// as edited by hand; what was removed is kept on this device so `restoreTidied`
     /// can put it back. Returns the ids that changed.
     package func tidy(_ removals: [String: [String]]) throws -> [String] {
         try store.write { db in
@@ -75,7 +75,7 @@ extension DiaryTags {
         }
     }
 
-    /// Puts back every tag `tidyTags` removed on pages that still exist outside the trash,
+    /// Puts back every tag `tidy` removed on pages that still exist outside the trash,
     /// in one transaction; returns the ids that changed.
     package func restoreTidied() throws -> [String] {
         try store.write { db in
