@@ -19,7 +19,8 @@ package struct SaveCommand: DiaryCommand {
             By hand: --edit opens the page in $VISUAL or $EDITOR; --title, --add-tag, --remove-tag, \
             --at and --place change it without an editor (one id, or many on stdin, in one go); \
             --star, --delete (to the trash for [trash] keep_days, 30 by default), --undelete, \
-            --purge, --move with --before/--after (your own order) and --rename-tag. Every earlier \
+            --purge (the pages named; --all for the whole trash), --move with --before/--after \
+            (your own order) and --rename-tag. Every earlier \
             version stays in the page's history (diary-find --show ID --history). A page you \
             edited is not rewritten by the companion unless you agree (or pass --replace). \
             --tidy-tags takes off the filler tags earlier offline pages got (see --dry-run, --undo).
@@ -83,8 +84,11 @@ package struct SaveCommand: DiaryCommand {
     @Flag(name: .long, help: "Bring the page back from the trash.")
     var undelete = false
 
-    @Flag(name: .long, help: "Delete pages in the trash for good: those named, or the whole trash.")
+    @Flag(name: .long, help: "Delete pages in the trash for good: those named (or on stdin); the whole trash only with --all or a yes on a terminal.")
     var purge = false
+
+    @Flag(name: .long, help: "With --purge: empty the whole trash.")
+    var all = false
 
     @Flag(name: .long, help: "Move the page in your own order (with --before or --after; diary-find --sort manual).")
     var move = false
@@ -148,6 +152,7 @@ package struct SaveCommand: DiaryCommand {
             throw InputError.usage(.badOption(detail: "--tidy-tags --dry-run/--undo"))
         }
         if (from != nil || to != nil) && reflect == nil { throw InputError.usage(.badOption(detail: "--from/--to (with --reflect)")) }
+        if all && (!purge || id != nil) { throw InputError.usage(.badOption(detail: "--purge --all (with no id)")) }
         let store = try context.openStore()
         defer { context.purgeExpiredTrash(store) }
         if let reflect { return try await writeReflection(reflect, context: context, store: store) }
@@ -267,9 +272,16 @@ package struct SaveCommand: DiaryCommand {
         }
         if tidyTags { return try PageEditing.tidyTags(dryRun: dryRun, undo: undo, context: context, store: store) }
         if purge {
+            if all { return try PageEditing.purge(ids: nil, context: context, store: store) }
             let named = try id.map { [$0] } ?? EntrySelection.idsFromStandardInput(isTerminal: context.stdinIsTerminal)
-            if named.isEmpty, context.stdinIsTerminal, context.askYesNo(.purgeQuestion) != true { return }
-            return try PageEditing.purge(ids: named.isEmpty ? nil : try named.map(store.trash.resolve), context: context, store: store)
+            if named.isEmpty {
+                // Like `xargs rm` on empty input: a pipe that names nothing must not empty the
+                // trash. Off a terminal the whole trash takes --all; on one, a yes.
+                guard context.stdinIsTerminal else { throw InputError.usage(.purgeNamesNothing) }
+                if context.askYesNo(.purgeQuestion) != true { return }
+                return try PageEditing.purge(ids: nil, context: context, store: store)
+            }
+            return try PageEditing.purge(ids: try named.map(store.trash.resolve), context: context, store: store)
         }
         if undelete {
             let ids = try store.trash.takeOut(ids: try EntrySelection.named(argument: id, context: context, resolve: store.trash.resolve))

@@ -157,6 +157,34 @@ struct EditTests {
         #expect(try sandbox.searchIndexIsConsistent())
     }
 
+    @Test("a pipe that names nothing purges nothing; the whole trash goes only with --all")
+    func purgeNeedsANameOrAll() throws {
+        let sandbox = try Sandbox()
+        let ids = try (0..<2).map { try page(sandbox, "要丟的第 \($0) 頁") }
+        #expect(try sandbox.run("diary-save", ["--delete"], stdin: ids.joined(separator: "\n") + "\n").status == 0)
+        func inTrash() throws -> [String] { try sandbox.run("diary-find", ["--trash"]).lines.compactMap { $0["id"] as? String } }
+        #expect(Set(try inTrash()) == Set(ids))
+
+        // An empty pipe, a filtered list that came out empty, tag tiles: none names a page.
+        let tags = try sandbox.run("diary-find", ["--tags"]).stdout
+        for input in ["", "\n", tags] {
+            let refused = try sandbox.run("diary-save", ["--purge"], stdin: input)
+            #expect(refused.status == 64, "\(input.debugDescription): \(refused.stderr)")
+            #expect(refused.stdout.isEmpty && refused.stderr.contains("--all"))
+            #expect(Set(try inTrash()) == Set(ids), "the trash is as it was")
+        }
+        #expect(try sandbox.run("diary-save", ["--all"]).status == 64, "--all goes with --purge")
+        #expect(try sandbox.run("diary-save", ["--purge", "--all", ids[0]]).status == 64, "and names nothing")
+
+        // Named on stdin: those only. Then --all empties the rest.
+        let one = try sandbox.run("diary-save", ["--purge"], stdin: ids[0] + "\n")
+        #expect(one.status == 0 && one.lines.first?["pages"] as? Int == 1)
+        #expect(try inTrash() == [ids[1]])
+        let all = try sandbox.run("diary-save", ["--purge", "--all"])
+        #expect(all.status == 0 && all.lines.first?["pages"] as? Int == 1, "\(all.stderr)")
+        #expect(try inTrash() == [])
+    }
+
     @Test("stars and your own order")
     func starsAndOrder() throws {
         let sandbox = try Sandbox()

@@ -48,6 +48,9 @@ extension Phrase {
             "Deleted \(count) page\(count == 1 ? "" : "s") for good and removed \(files) file\(files == 1 ? "" : "s") no page uses any more.")
     }
 
+    package static let purgeNamesNothing = Phrase("沒有指定要永久刪除哪些日記，回收桶維持原樣；要清空整個回收桶，請加上 --all",
+        "No page was named, so the trash is as it was; to empty the whole trash, add --all.")
+
     package static let purgeQuestion = Phrase("回收桶裡的日記會被永久刪除，無法復原。確定嗎？", "The pages in the trash will be deleted for good. Are you sure?")
 
     package static func starred(count: Int, on: Bool) -> Phrase {
