@@ -45,44 +45,30 @@ package struct KeyEnvelope: Sendable, Equatable {
     /// The number of the items key new parts are sealed with.
     package var currentItemsKey: UInt32 { itemsKeys.keys.max() ?? 0 }
 
-    /// Its JSON form, as stored on the server and in the key file.
+    /// Its JSON form, as stored on the server.
     package var json: JSON {
-        func text(_ bytes: [UInt8]) -> JSON { .string(Data(bytes).base64EncodedString()) }
-        return .object([
+        .object([
             ("format", .int(1)),
             ("key_id", .string(keyId)),
             ("kdf", .string("argon2id13")),
             ("ops", .int(Int64(cost.operations))),
             ("mem", .int(Int64(cost.memory))),
-            ("salt", text(salt)),
-            ("by_passphrase", text(byPassphrase)),
-            ("by_recovery_key", text(byRecoveryKey)),
-            ("items_keys", .array(itemsKeys.keys.sorted().map { id in
-                .object([("id", .int(Int64(id))), ("box", text(itemsKeys[id]!))])
-            })),
+            ("salt", KeyCoding.text(salt)),
+            ("by_passphrase", KeyCoding.text(byPassphrase)),
+            ("by_recovery_key", KeyCoding.text(byRecoveryKey)),
+            ("items_keys", KeyCoding.numbered(itemsKeys, as: "box")),
         ])
     }
 
     /// Reads the JSON form back; an envelope of another format or with missing parts is an error.
     package init(json: JSON) throws(SealError) {
-        func bytes(_ value: JSON?) throws(SealError) -> [UInt8] {
-            guard let text = value?.stringValue, let data = Data(base64Encoded: text) else { throw .envelopeUnreadable }
-            return Array(data)
-        }
         guard json["format"] == .int(1), json["kdf"]?.stringValue == "argon2id13", let keyId = json["key_id"]?.stringValue,
               case let .int(operations)? = json["ops"], case let .int(memory)? = json["mem"], operations > 0, memory > 0,
-              let list = json["items_keys"]?.arrayValue else { throw .envelopeUnreadable }
-        self.keyId = keyId
-        cost = PassphraseCost(operations: UInt64(operations), memory: Int(memory))
-        salt = try bytes(json["salt"])
-        byPassphrase = try bytes(json["by_passphrase"])
-        byRecoveryKey = try bytes(json["by_recovery_key"])
-        itemsKeys = [:]
-        for item in list {
-            guard case let .int(id)? = item["id"], let number = UInt32(exactly: id) else { throw .envelopeUnreadable }
-            itemsKeys[number] = try bytes(item["box"])
-        }
-        guard salt.count == Sodium.saltBytes, !itemsKeys.isEmpty else { throw .envelopeUnreadable }
+              let salt = KeyCoding.bytes(json["salt"]), salt.count == Sodium.saltBytes,
+              let byPassphrase = KeyCoding.bytes(json["by_passphrase"]), let byRecoveryKey = KeyCoding.bytes(json["by_recovery_key"]),
+              let itemsKeys = KeyCoding.numbered(json["items_keys"], field: "box") else { throw .envelopeUnreadable }
+        self.init(keyId: keyId, cost: PassphraseCost(operations: UInt64(operations), memory: Int(memory)), salt: salt,
+                  byPassphrase: byPassphrase, byRecoveryKey: byRecoveryKey, itemsKeys: itemsKeys)
     }
 
     init(keyId: String, cost: PassphraseCost, salt: [UInt8], byPassphrase: [UInt8], byRecoveryKey: [UInt8],

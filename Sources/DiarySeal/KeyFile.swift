@@ -11,37 +11,23 @@ package enum KeyFile {
     /// one for another account.
     package static func load(_ paths: DiaryPaths, account: String) throws(SealError) -> DiaryKeys? {
         let file = path(paths).path
-        var info = stat()
-        guard stat(file, &info) == 0 else { return nil }
-        if info.st_mode & 0o077 != 0 { throw .keyFileExposed(file) }
-        guard let data = FileManager.default.contents(atPath: file), let json = JSON.parse(data) else { throw .keyFileUnreadable(file) }
-        func bytes(_ value: JSON?) throws(SealError) -> [UInt8] {
-            guard let text = value?.stringValue, let data = Data(base64Encoded: text), data.count == Sodium.keyBytes else {
-                throw .keyFileUnreadable(file)
-            }
-            return Array(data)
-        }
-        guard json["format"] == .int(1), let owner = json["account"]?.stringValue, let list = json["items_keys"]?.arrayValue else {
-            throw .keyFileUnreadable(file)
-        }
+        guard let exposed = FileIO.readableByOthers(file) else { return nil }
+        if exposed { throw .keyFileExposed(file) }
+        guard let data = FileManager.default.contents(atPath: file), let json = JSON.parse(data), json["format"] == .int(1),
+              let owner = json["account"]?.stringValue else { throw .keyFileUnreadable(file) }
         guard owner == account else { return nil }
-        var itemsKeys: [UInt32: [UInt8]] = [:]
-        for item in list {
-            guard case let .int(id)? = item["id"], let number = UInt32(exactly: id) else { throw .keyFileUnreadable(file) }
-            itemsKeys[number] = try bytes(item["key"])
-        }
-        let keys = DiaryKeys(account: account, diaryKey: try bytes(json["diary_key"]), itemsKeys: itemsKeys)
-        guard !itemsKeys.isEmpty, json["key_id"]?.stringValue == keys.keyId else { throw .keyFileUnreadable(file) }
+        guard let diaryKey = KeyCoding.bytes(json["diary_key"]), let itemsKeys = KeyCoding.numbered(json["items_keys"], field: "key"),
+              ([diaryKey] + itemsKeys.values).allSatisfy({ $0.count == Sodium.keyBytes }) else { throw .keyFileUnreadable(file) }
+        let keys = DiaryKeys(account: account, diaryKey: diaryKey, itemsKeys: itemsKeys)
+        guard json["key_id"]?.stringValue == keys.keyId else { throw .keyFileUnreadable(file) }
         return keys
     }
 
     /// Writes the keys, readable by their owner only (`FileIO.replaceOwnerOnly`).
     package static func save(_ keys: DiaryKeys, _ paths: DiaryPaths) throws(SealError) {
-        func text(_ bytes: [UInt8]) -> JSON { .string(Data(bytes).base64EncodedString()) }
         let json = JSON.object([
             ("format", .int(1)), ("account", .string(keys.account)), ("key_id", .string(keys.keyId)),
-            ("diary_key", text(keys.diaryKey)),
-            ("items_keys", .array(keys.itemsKeys.keys.sorted().map { .object([("id", .int(Int64($0))), ("key", text(keys.itemsKeys[$0]!))]) })),
+            ("diary_key", KeyCoding.text(keys.diaryKey)), ("items_keys", KeyCoding.numbered(keys.itemsKeys, as: "key")),
         ])
         guard FileIO.replaceOwnerOnly(path(paths).lastPathComponent, in: paths.stateDirectory.path,
                                       with: Array((json.serialized + "\n").utf8)) else {

@@ -15,8 +15,7 @@ package struct SealedMedia: Sendable {
 
     /// The sealing of the file whose SHA-256 (lowercase hex) is `sha256`.
     package init(sha256: String, keys: DiaryKeys) {
-        let names = Sodium.subkey(of: keys.diaryKey, context: "medianam", id: 1)
-        objectName = Hex.string(Sodium.keyedHash(Array(sha256.utf8), key: names))
+        objectName = keys.mediaObjectName(sha256: sha256)
         fileKey = Sodium.keyedHash(Array(sha256.utf8), key: Sodium.subkey(of: keys.diaryKey, context: "mediakey", id: 1))
         account = keys.account
     }
@@ -45,5 +44,12 @@ package struct SealedMedia: Sendable {
 
     private func associated(_ index: Int, isLast: Bool) -> [UInt8] {
         Array("innerbloom/v1/media\n\(account)\n\(objectName)\n\(index)\n\(isLast ? "last" : "more")".utf8)
+    }
+}
+
+extension DiaryKeys {
+    /// The server's name for the file whose SHA-256 is `sha256`: a keyed hash of it.
+    package func mediaObjectName(sha256: String) -> String {
+        Hex.string(Sodium.keyedHash(Array(sha256.utf8), key: Sodium.subkey(of: diaryKey, context: "medianam", id: 1)))
     }
 }

@@ -15,18 +15,15 @@ extension DiaryKeys {
             let box = try seal(Array(record.partJSON(part).serialized.utf8), partBinding(part, of: record))
             parts.append((part.rawValue, .object([("hlc", .optional(Self.partClock(part, of: record))), ("box", .string(box))])))
         }
-        let time = Self.utcTime
-        func clear(_ clock: RowClock) -> [(String, JSON)] {
-            [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
-        }
+        func clear(_ clock: RowClock) -> [(String, JSON)] { RecordCoding.clockPairs(clock, in: RecordCoding.utc) }
         func item<Item>(_ item: Item, _ fields: [ItemField<Item>], _ binding: SealBinding) throws(SealError) -> JSON {
-            .string(try seal(Array(JSON.object(RecordCoding.pairs(item, fields, time: time)).serialized.utf8), binding))
+            .string(try seal(Array(JSON.object(RecordCoding.pairs(item, fields, in: RecordCoding.utc)).serialized.utf8), binding))
         }
         var media: [JSON] = []
         for row in record.media {
             // The file's object on the server, by its keyed name: what the server counts, keeps
             // and drops with its last row, as it does with a SHA-256 in clear.
-            let object = SealedMedia(sha256: row.item.sha256, keys: self).objectName
+            let object = mediaObjectName(sha256: row.item.sha256)
             media.append(.object([("id", .string(row.id)), ("object", .string(object))] + clear(row.clock)
                                  + [("box", try item(row, EntryRecord.mediaFields, Self.rowBinding(.media, "\(row.id)/\(object)", row.clock)))]))
         }
@@ -78,7 +75,7 @@ extension DiaryKeys {
             guard let mediaId = try? row.identifier("id"), let object = row.optionalString("object") else { throw .doesNotOpen }
             var media = EntryRecord.Media.unfilled(clock: clock)
             try openItem(box, Self.rowBinding(.media, "\(mediaId)/\(object)", clock), into: &media, EntryRecord.mediaFields)
-            guard media.id == mediaId, SealedMedia(sha256: media.item.sha256, keys: self).objectName == object else { throw .doesNotOpen }
+            guard media.id == mediaId, mediaObjectName(sha256: media.item.sha256) == object else { throw .doesNotOpen }
             record.media.append(media)
         }
         for (row, clock, box) in try rows("messages") {
@@ -102,7 +99,7 @@ extension DiaryKeys {
     package func sealed(_ setting: SettingRecord) throws(SealError) -> JSON {
         let name = keyedName(setting.key, kind: .setting)
         let value = JSON.object([("key", .string(setting.key)), ("value", .string(setting.value)),
-                                 ("updated_at", Self.utcTime(setting.updatedAt))])
+                                 ("updated_at", RecordCoding.time(setting.updatedAt, in: RecordCoding.utc))])
         return .object([("kind", .string("setting")), ("key", .string(name)), ("sealed", .int(1)),
                         ("hlc", .string(setting.clock.hlc)), ("device_id", .string(setting.clock.deviceId)),
                         ("box", .string(try seal(Array(value.serialized.utf8), Self.rowBinding(.setting, name, setting.clock))))])
@@ -132,16 +129,17 @@ extension DiaryKeys {
     }
 
     private func partBinding(_ part: FieldClocks.Part, of record: EntryRecord) -> SealBinding {
-        let tombstone = record.clock.deletedAt.map { "\n\(Timestamps.millis($0))" } ?? ""
-        return SealBinding(kind: .entry, id: record.id, part: part.rawValue, clock: (Self.partClock(part, of: record) ?? "") + tombstone)
+        SealBinding(kind: .entry, id: record.id, part: part.rawValue,
+                    clock: Self.bound(Self.partClock(part, of: record) ?? "", deletedAt: record.clock.deletedAt))
     }
 
     // An item is bound to its clock and its tombstone the same way.
     private static func rowBinding(_ kind: SealBinding.Kind, _ id: String, _ clock: RowClock) -> SealBinding {
-        SealBinding(kind: kind, id: id, part: "row", clock: clock.hlc + (clock.deletedAt.map { "\n\(Timestamps.millis($0))" } ?? ""))
+        SealBinding(kind: kind, id: id, part: "row", clock: bound(clock.hlc, deletedAt: clock.deletedAt))
     }
 
-    private static func utcTime(_ date: Date?) -> JSON {
-        date.map { .string(Timestamps.rfc3339Millis($0, zone: TimeZone(identifier: "UTC")!)) } ?? .null
+    /// A clock and, for a tombstone, when it was deleted: what a seal is bound to.
+    private static func bound(_ clock: String, deletedAt: Date?) -> String {
+        clock + (deletedAt.map { "\n\(Timestamps.millis($0))" } ?? "")
     }
 }

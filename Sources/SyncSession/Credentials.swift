@@ -49,9 +49,8 @@ package struct Credentials: Sendable, Equatable {
     /// Reads the credentials; nil when there are none.
     package static func load(_ paths: DiaryPaths) throws -> Credentials? {
         let path = file(paths).path
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        if info.st_mode & 0o077 != 0 { throw SyncError.credentialsExposed(path) }
+        guard let exposed = FileIO.readableByOthers(path) else { return nil }
+        if exposed { throw SyncError.credentialsExposed(path) }
         guard let data = FileManager.default.contents(atPath: path), let json = JSON.parse(data),
               let userId = json["user_id"]?.stringValue else {
             throw SyncError.notLoggedIn

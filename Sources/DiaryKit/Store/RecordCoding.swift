@@ -14,23 +14,19 @@ extension EntryRecord {
     /// The record as one `entries.jsonl` line.
     package var json: JSON {
         let zone = self.zone
-        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null }
-        func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
-            [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
-        }
+        func clockPairs(_ clock: RowClock) -> [(String, JSON)] { RecordCoding.clockPairs(clock, in: zone) }
         var pairs: [(String, JSON)] = [("kind", .string("entry")), ("id", .string(id))]
-        pairs += fieldPairs(Self.fields, time: time)
+        pairs += fieldPairs(Self.fields, in: zone)
         pairs += clockPairs(clock)
-        pairs.append(("media", .array(media.map { .object(RecordCoding.pairs($0, Self.mediaFields, time: time) + clockPairs($0.clock)) })))
-        pairs.append(("messages", .array(lines.map { .object(RecordCoding.pairs($0, Self.messageFields, time: time) + clockPairs($0.clock)) })))
-        pairs.append(("tag_links", .array(tagLinks.map { .object(RecordCoding.pairs($0, Self.tagLinkFields, time: time) + clockPairs($0.clock)) })))
+        pairs.append(("media", .array(media.map { .object(RecordCoding.pairs($0, Self.mediaFields, in: zone) + clockPairs($0.clock)) })))
+        pairs.append(("messages", .array(lines.map { .object(RecordCoding.pairs($0, Self.messageFields, in: zone) + clockPairs($0.clock)) })))
+        pairs.append(("tag_links", .array(tagLinks.map { .object(RecordCoding.pairs($0, Self.tagLinkFields, in: zone) + clockPairs($0.clock)) })))
         return .object(pairs)
     }
 
     /// The fields of one part as a record writes them: what a sealed diary seals as that part.
     package func partJSON(_ part: FieldClocks.Part) -> JSON {
-        let zone = self.zone
-        return .object(fieldPairs(Self.fields(of: part)) { date in date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null })
+        .object(fieldPairs(Self.fields(of: part), in: zone))
     }
 
     /// Takes one part's fields from what `partJSON` wrote.
@@ -40,11 +36,11 @@ extension EntryRecord {
     }
 
     /// `fields` as a record writes them: those written always, then those given.
-    private func fieldPairs(_ fields: [EntryField], time: (Date?) -> JSON) -> [(String, JSON)] {
+    private func fieldPairs(_ fields: [EntryField], in zone: TimeZone) -> [(String, JSON)] {
         var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
         for field in fields {
             let value: JSON = switch field.value {
-            case let .plain(value): RecordCoding.json(self, value, time: time)
+            case let .plain(value): RecordCoding.json(self, value, in: zone)
             case .zone: .string(timeZone)
             case .status: .string(status.rawValue)
             case .orderKey: .optional(orderKey)
@@ -127,11 +123,8 @@ extension EntryRecord {
 extension DiaryExtras {
     /// The lines of a backup's `diary.jsonl`: tags, settings, device settings, usage, conflicts.
     package var jsonLines: [JSON] {
-        let utc = TimeZone(identifier: "UTC")!
-        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null }
-        func clockPairs(_ clock: RowClock) -> [(String, JSON)] {
-            [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt))]
-        }
+        func time(_ date: Date?) -> JSON { RecordCoding.time(date, in: RecordCoding.utc) }
+        func clockPairs(_ clock: RowClock) -> [(String, JSON)] { RecordCoding.clockPairs(clock, in: RecordCoding.utc) }
         var lines: [JSON] = []
         for tag in tags {
             lines.append(.object([("kind", .string("tag")), ("name", .string(tag.name)), ("created_at", time(tag.createdAt)),
@@ -200,15 +193,25 @@ extension DiaryExtras {
 }
 
 package enum RecordCoding {
-    /// The context as records write it: its fields written always, its weather (null when
-    /// none of it is known), then the fields written only when given.
+    package static let utc = TimeZone(identifier: "UTC")!
+
+    /// A time as records write it: RFC 3339 to the millisecond in `zone`, or null.
+    package static func time(_ date: Date?, in zone: TimeZone) -> JSON {
+        date.map { .string(Timestamps.rfc3339Millis($0, zone: zone)) } ?? .null
+    }
+
+    /// A row's clock as records write it: its hybrid clock, device and tombstone time.
+    package static func clockPairs(_ clock: RowClock, in zone: TimeZone) -> [(String, JSON)] {
+        [("hlc", .string(clock.hlc)), ("device_id", .string(clock.deviceId)), ("deleted_at", time(clock.deletedAt, in: zone))]
+    }
+
+    /// The context as records write it (its times in UTC): its fields written always, its
+    /// weather (null when none of it is known), then the fields written only when given.
     package static func contextJSON(_ context: EntryContext) -> JSON {
-        let utc = TimeZone(identifier: "UTC")!
-        func time(_ date: Date?) -> JSON { date.map { .string(Timestamps.rfc3339Millis($0, zone: utc)) } ?? .null }
         var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
         var weather: [(String, JSON)] = [], weatherKnown = false
         for field in EntryRecord.contextFields {
-            let value = json(context, field.value, time: time)
+            let value = json(context, field.value, in: utc)
             if field.inWeather {
                 weatherKnown = weatherKnown || value != .null
                 if !field.onlyWhenGiven || value != .null { weather.append((field.name, value)) }
@@ -233,10 +236,10 @@ package enum RecordCoding {
     }
 
     /// An item's fields as a record writes them: those written always, then those given.
-    package static func pairs<Item>(_ item: Item, _ fields: [ItemField<Item>], time: (Date?) -> JSON) -> [(String, JSON)] {
+    package static func pairs<Item>(_ item: Item, _ fields: [ItemField<Item>], in zone: TimeZone) -> [(String, JSON)] {
         var pairs: [(String, JSON)] = [], given: [(String, JSON)] = []
         for field in fields {
-            let value = json(item, field.value, time: time)
+            let value = json(item, field.value, in: zone)
             if !field.onlyWhenGiven {
                 pairs.append((field.name, value))
             } else if value != .null {
@@ -251,14 +254,14 @@ package enum RecordCoding {
         for field in fields { try read(&item, field.value, field.name, from: reader) }
     }
 
-    /// One field's value as a record writes it (`time` writes a time in the record's zone).
-    static func json<Record>(_ record: Record, _ value: FieldValue<Record>, time: (Date?) -> JSON) -> JSON {
+    /// One field's value as a record writes it (a time in `zone`).
+    static func json<Record>(_ record: Record, _ value: FieldValue<Record>, in zone: TimeZone) -> JSON {
         switch value {
         case let .id(path), let .string(path), let .digest(path), let .fileExtension(path), let .tagName(path):
             .string(record[keyPath: path])
         case let .text(path), let .optionalDigest(path): .optional(record[keyPath: path])
-        case let .time(path): time(record[keyPath: path])
-        case let .optionalTime(path): time(record[keyPath: path])
+        case let .time(path): time(record[keyPath: path], in: zone)
+        case let .optionalTime(path): time(record[keyPath: path], in: zone)
         case let .flag(path): .bool(record[keyPath: path])
         case let .count(path): .int(Int64(record[keyPath: path]))
         case let .byteCount(path): .int(record[keyPath: path])

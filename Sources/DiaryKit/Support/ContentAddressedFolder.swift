@@ -63,6 +63,14 @@ package enum FileIO {
         return true
     }
 
+    /// Whether others than its owner may read or write the file at `path`; nil when there is
+    /// none. Secrets (credentials, keys) are refused when true.
+    package static func readableByOthers(_ path: String) -> Bool? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o077 != 0
+    }
+
     /// Replaces the file `name` in `folder` (made 0700 if missing) with `bytes`, readable by its
     /// owner only: a 0600 file beside it, written, flushed, then renamed over it, so a crash
     /// leaves the old file or the new one. False when any step failed.
