@@ -18,7 +18,7 @@ extension DiaryMedia {
     /// same file twice keeps one row.
     public func add(entryId: String, item: MediaItem) throws {
         try store.write { db in
-            try store.requireEntry(db, entryId)
+            try store.requireLiveEntry(db, entryId)
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM media WHERE entry_id = ? AND sha256 = ? AND deleted_at IS NULL"),
                                     arguments: [entryId, item.sha256]) != true else { return }
             let hlc = try store.tick(db)

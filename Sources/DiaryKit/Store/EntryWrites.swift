@@ -71,7 +71,7 @@ extension DiaryStore {
         let message = Message(id: UUIDv7.make(), entryId: entryId, author: author, persona: persona,
                               provider: provider, text: text, createdAt: Date())
         return try write { db -> Message? in
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             if onlyFirst, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE entry_id = ? AND author = 'companion' LIMIT 1"),
                                             arguments: [entryId]) == true {
                 return nil
@@ -92,7 +92,7 @@ extension DiaryStore {
     package func setAnalysis(entryId: String, text: String, provider: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "analysis = ?, analysis_provider = ?", [text, provider])
             try Self.reindex(db, entryId: entryId)
         }
@@ -102,7 +102,7 @@ extension DiaryStore {
     package func setContext(entryId: String, context: EntryContext) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "context = ?", [context.isEmpty ? nil : ContextCoding.encode(context)])
             try Self.reindex(db, entryId: entryId)  // place names are searched
         }
@@ -112,7 +112,7 @@ extension DiaryStore {
     package func setTranscript(entryId: String, text: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "transcript = ?", [text])
             try Self.reindex(db, entryId: entryId)
         }
@@ -122,7 +122,7 @@ extension DiaryStore {
     package func setDigest(entryId: String, text: String, through: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "digest = ?, digest_through = ?", [text, through])
         }
     }
@@ -138,7 +138,7 @@ extension DiaryStore {
     package func setPersona(entryId: String, persona: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "persona = ?", [persona])
         }
     }
@@ -148,7 +148,7 @@ extension DiaryStore {
                          persona: String, provider: String, usageDay: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             let before = try pageVersion(db, entryId)
             let now = Timestamps.millis(Date())
             // A new page from the companion is the companion's again; the person's edits stay in history.
@@ -178,7 +178,7 @@ extension DiaryStore {
     package func recordError(entryId: String, error: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "last_error = ?", [error])
         }
     }
@@ -187,7 +187,7 @@ extension DiaryStore {
     package func markSummaryFailed(entryId: String, error: String) throws {
         try write { db in
             let hlc = try tick(db)
-            try requireEntry(db, entryId)
+            try requireLiveEntry(db, entryId)
             try touch(db, entryId: entryId, hlc: hlc, set: "status = CASE status WHEN 'saved' THEN 'saved' ELSE 'summary_failed' END, last_error = ?", [error])
         }
     }
@@ -248,10 +248,6 @@ extension DiaryStore {
         try db.cachedStatement(sql: Self.newMediaSQL).execute(arguments: Self.itemArguments(media, EntryRecord.mediaFields, entryId: entryId))
     }
     private static let newMediaSQL = itemInsertSQL(table: "media", EntryRecord.mediaFields, .isAnError)
-
-    func requireEntry(_ db: Database, _ entryId: String) throws {
-        try requireLiveEntry(db, entryId)
-    }
 
     /// Records a change of the entry's content: its clock (which is now the content's too) and the outbox.
     func touch(_ db: Database, entryId: String, hlc: String, set assignments: String,
