@@ -93,11 +93,12 @@ let package = Package(
         ),
         // Sync through Postgres: the server SQL (ServerSQL/*.sql, embedded at build time), the
         // wire format, batching, backoff, media chunks, accounts and watch (PostgresNIO); and
-        // through a Supabase project's REST and Storage APIs (AsyncHTTPClient).
+        // through a Supabase project's REST and Storage APIs (AsyncHTTPClient). A sealed
+        // diary's records and files are sealed and opened here with DiarySeal.
         .target(
             name: "DiarySync",
             dependencies: [
-                "DiaryKit", "SyncSession",
+                "DiaryKit", "SyncSession", "DiarySeal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -126,7 +127,7 @@ let package = Package(
         // With the sync session: the operator's gateway is reached with the person's own token.
         .target(name: "CompanionCLI", dependencies: ["DiaryCLI", "CompanionClient", "SyncSession"]),
         // diary-sync's commands: sync, accounts, backups and archives.
-        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "SyncSession", "DiarySync", "DiaryArchive"]),
+        .target(name: "SyncCLI", dependencies: ["DiaryCLI", "SyncSession", "DiarySync", "DiarySeal", "DiaryArchive"]),
         .executableTarget(name: "diary-new", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-chat", dependencies: ["CompanionCLI"]),
         .executableTarget(name: "diary-save", dependencies: ["CompanionCLI"]),

@@ -4,7 +4,7 @@
 --   scripts/gen-server-schema.sh > docs/server-schema.sql
 -- 'diary-sync server-init' applies exactly this; docs/ARCHITECTURE.md says how it is built.
 --
--- InnerBloom Diary: the server side of sync, schema version 9.
+-- InnerBloom Diary: the server side of sync, schema version 10.
 -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
 -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
 -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -15,8 +15,8 @@ DO $guard$
 BEGIN
     IF to_regclass('diary.schema_migration') IS NOT NULL THEN
         -- Nested IF: this statement is only planned once the table is known to exist.
-        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 9) THEN
-            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 9)',
+        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 10) THEN
+            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 10)',
                 (SELECT max(version) FROM diary.schema_migration)
                 USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
         END IF;
@@ -226,6 +226,29 @@ CREATE TABLE IF NOT EXISTS diary.storage_removal (
     PRIMARY KEY (bucket_id, name)
 );
 
+-- ---------------------------------------------------------------------------------------
+-- A sealed diary (version 10): its records arrive sealed by the person's devices, so the
+-- server keeps only what it needs to merge them (ids, links between ids, clocks, device
+-- ids, tombstones, items-key numbers, padded sizes). The rest of the rules are in
+-- 10-sealed.sql.
+
+-- The keys of a sealed diary as only its devices can open them: the diary key wrapped by
+-- the passphrase (Argon2id, its cost beside it) and by the recovery key, and the items keys
+-- wrapped by the diary key. A row here makes the account sealed: from then on its pushes
+-- must be sealed. items_keys is the highest items-key number a sealed value may name.
+CREATE TABLE IF NOT EXISTS diary.key_envelope (
+    user_id    uuid PRIMARY KEY REFERENCES diary.account (user_id) ON DELETE CASCADE,
+    key_id     text NOT NULL,
+    items_keys int NOT NULL CHECK (items_keys >= 1),
+    envelope   jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+-- A sealed entry's times are inside its seal; a sealed setting's value is its seal.
+ALTER TABLE diary.entry ALTER COLUMN created_at DROP NOT NULL;
+ALTER TABLE diary.entry ALTER COLUMN occurred_at DROP NOT NULL;
+ALTER TABLE diary.setting ALTER COLUMN updated_at DROP NOT NULL;
+ALTER TABLE diary.setting ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
+
 CREATE TABLE IF NOT EXISTS diary.schema_migration (
     version    int PRIMARY KEY,
     name       text,
@@ -278,7 +301,7 @@ DECLARE
     t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['entry', 'media', 'message', 'entry_tag', 'setting', 'conflict', 'push_receipt',
-                             'media_chunk', 'media_object', 'companion_use', 'account'] LOOP
+                             'media_chunk', 'media_object', 'companion_use', 'key_envelope', 'account'] LOOP
         EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
         -- account is not FORCEd: auth.uid() reads it as the owner, and a forced policy there
         -- would call auth.uid() again, endlessly, unless the owner bypasses RLS.
@@ -684,6 +707,12 @@ BEGIN
 END
 $fn$;
 
+-- The name a media row's bytes are stored under: the file's SHA-256, or in a sealed diary
+-- the keyed name of it (the server never sees the file's own hash).
+CREATE OR REPLACE FUNCTION diary.media_key(media jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT coalesce(media->>'sha256', media->>'object') $fn$;
+
 -- Keeps a losing version; the same loser arriving again is kept once.
 CREATE OR REPLACE FUNCTION diary.keep_conflict(uid uuid, table_name text, row_id text, loser_hlc text,
                                                winner_hlc text, version jsonb) RETURNS void
@@ -696,12 +725,14 @@ AS $fn$
 $fn$;
 
 -- The clock of one part of an entry (content, star, trash, order): its own, else for the
--- content the entry's clock, else none ('').
+-- content the entry's clock, else none (''). A sealed entry keeps each part's clock beside it.
 CREATE OR REPLACE FUNCTION diary.part_clock(doc jsonb, part text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
-    SELECT coalesce(doc->'field_clocks'->>part, CASE WHEN part = 'content' THEN doc->>'hlc' ELSE '' END) COLLATE "C";
+    SELECT coalesce(CASE WHEN doc ? 'parts' THEN doc->'parts'->part->>'hlc'
+                         ELSE coalesce(doc->'field_clocks'->>part, CASE WHEN part = 'content' THEN doc->>'hlc' END) END,
+                    '') COLLATE "C";
 $fn$;
 
 -- Merges two live versions of an entry part by part, each part to the side that changed
@@ -719,6 +750,9 @@ DECLARE
     part text;
     field text;
 BEGIN
+    IF stored ? 'parts' OR incoming ? 'parts' THEN
+        RETURN diary.merge_sealed_parts(stored, incoming);
+    END IF;
     IF diary.part_clock(incoming, 'content') > diary.part_clock(stored, 'content') THEN
         merged := (incoming - ARRAY['starred', 'trashed_at', 'order_key', 'field_clocks', 'hlc', 'device_id'])
                   || jsonb_build_object('starred', stored->'starred', 'trashed_at', stored->'trashed_at', 'order_key', stored->'order_key', 'hlc', stored->'hlc', 'device_id', stored->'device_id');
@@ -836,7 +870,7 @@ BEGIN
           FROM diary.media m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
         IF NOT FOUND THEN
             INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
-            VALUES (uid, child->>'id', eid, child->>'sha256', child_hlc, child->>'device_id',
+            VALUES (uid, child->>'id', eid, diary.media_key(child), child_hlc, child->>'device_id',
                     (child->>'deleted_at') IS NOT NULL, child);
             changed := true;
             CONTINUE;
@@ -848,7 +882,7 @@ BEGIN
         ELSIF child_hlc > stored.hlc COLLATE "C" AND NOT stored.deleted THEN
             PERFORM diary.keep_conflict(uid, 'media', child->>'id', stored.hlc, child_hlc, stored.doc);
             UPDATE diary.media m
-               SET sha256 = child->>'sha256', hlc = child_hlc, device_id = child->>'device_id',
+               SET sha256 = diary.media_key(child), hlc = child_hlc, device_id = child->>'device_id',
                    deleted = (child->>'deleted_at') IS NOT NULL, doc = child
              WHERE m.user_id = uid AND m.id = child->>'id';
             changed := true;
@@ -929,11 +963,11 @@ BEGIN
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL) THEN
         DELETE FROM diary.media_chunk c
          WHERE c.user_id = uid
-           AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+           AND c.sha256 IN (SELECT diary.media_key(x) FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
            AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256 AND NOT m.deleted);
         DELETE FROM diary.media_object o
          WHERE o.user_id = uid
-           AND o.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+           AND o.sha256 IN (SELECT diary.media_key(x) FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
            AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
     END IF;
 
@@ -965,13 +999,15 @@ AS $fn$
          = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'name'), '[]') FROM jsonb_array_elements(rec->'tag_links') x)
 $fn$;
 
--- Merges one setting record: the greater clock wins.
+-- Merges one setting record: the greater clock wins. A sealed one keeps its seal as the value.
 CREATE OR REPLACE FUNCTION diary.apply_setting(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
 DECLARE
     new_hlc text COLLATE "C" := rec->>'hlc';
+    is_sealed boolean := rec ? 'box';
+    new_value text := CASE WHEN rec ? 'box' THEN rec->>'box' ELSE rec->>'value' END;
     stored record;
 BEGIN
     SELECT s.value, s.hlc INTO stored FROM diary.setting s WHERE s.user_id = uid AND s.key = rec->>'key' FOR UPDATE;
@@ -980,17 +1016,17 @@ BEGIN
             RETURN false;
         ELSIF new_hlc < stored.hlc COLLATE "C" THEN
             PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', new_hlc, stored.hlc,
-                                        jsonb_build_object('key', rec->>'key', 'value', rec->>'value', 'hlc', new_hlc));
+                                        jsonb_build_object('key', rec->>'key', 'value', new_value, 'hlc', new_hlc));
             RETURN false;
         END IF;
         PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', stored.hlc, new_hlc,
                                     jsonb_build_object('key', rec->>'key', 'value', stored.value, 'hlc', stored.hlc));
     END IF;
-    INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq)
-    VALUES (uid, rec->>'key', rec->>'value', new_hlc, rec->>'device_id', (rec->>'updated_at')::timestamptz, next_seq)
+    INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq, sealed)
+    VALUES (uid, rec->>'key', new_value, new_hlc, rec->>'device_id', (rec->>'updated_at')::timestamptz, next_seq, is_sealed)
     ON CONFLICT (user_id, key) DO UPDATE
         SET value = excluded.value, hlc = excluded.hlc, device_id = excluded.device_id,
-            updated_at = excluded.updated_at, server_seq = excluded.server_seq;
+            updated_at = excluded.updated_at, server_seq = excluded.server_seq, sealed = excluded.sealed;
     RETURN true;
 END
 $fn$;
@@ -1025,6 +1061,10 @@ DECLARE
     changed boolean;
     applied text;
     results jsonb := '[]';
+    -- The highest items-key number of a sealed account; NULL for an account in clear.
+    sealed_keys int := (SELECT k.items_keys FROM diary.key_envelope k WHERE k.user_id = uid);
+    problem text;
+    clock_ms bigint;
 BEGIN
     IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 20 THEN
         RAISE EXCEPTION 'a push is an array of at most 20 items' USING ERRCODE = '22023';
@@ -1046,7 +1086,7 @@ BEGIN
     -- record passes the same checks, and nothing of it (key, entry, media, message) may be
     -- here already. Anything else, or any doubt on the way, undoes this attempt and goes
     -- item by item below, where every case is handled and a bad item is named.
-    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
+    IF sealed_keys IS NULL AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
                     WHERE coalesce(b.value->>'key', '') = '' OR b.value->'record'->>'kind' IS DISTINCT FROM 'entry') THEN
         BEGIN
             -- A key, entry, media or message already here fails its unique index below, which
@@ -1069,7 +1109,7 @@ BEGIN
                    p.rec - '{media,messages,tag_links,tags}'::text[], seq + p.n, device
               FROM diary.batch_items(batch) p ORDER BY p.n;
             INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
-            SELECT uid, x->>'id', p.rec->>'id', x->>'sha256', x->>'hlc', x->>'device_id', false, x
+            SELECT uid, x->>'id', p.rec->>'id', diary.media_key(x), x->>'hlc', x->>'device_id', false, x
               FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'media') x;
             INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
             SELECT uid, x->>'id', p.rec->>'id', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
@@ -1099,7 +1139,25 @@ BEGIN
                 CONTINUE;
             END IF;
             rec := item->'record';
-            IF diary.record_clock_ms(rec) > horizon THEN
+            -- A sealed account takes only sealed records, and an account in clear none: a
+            -- device without the keys (or an older version) cannot add clear pages to a
+            -- sealed diary. Refused, the change stays on its device, named.
+            IF (sealed_keys IS NOT NULL) <> (rec->'sealed' IS NOT DISTINCT FROM '1') THEN
+                results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error',
+                                                         CASE WHEN sealed_keys IS NULL THEN 'not_sealed' ELSE 'sealed_account' END);
+                CONTINUE;
+            END IF;
+            IF sealed_keys IS NULL THEN
+                clock_ms := diary.record_clock_ms(rec);
+            ELSE
+                problem := CASE WHEN rec->>'kind' = 'setting' THEN diary.unsealed_setting_field(rec, sealed_keys)
+                                ELSE diary.unsealed_entry_field(rec, sealed_keys) END;
+                IF problem IS NOT NULL THEN
+                    RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
+                END IF;
+                clock_ms := diary.sealed_clock_ms(rec);
+            END IF;
+            IF clock_ms > horizon THEN
                 results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');
                 CONTINUE;
             END IF;
@@ -1169,9 +1227,12 @@ BEGIN
               ORDER BY e.server_seq LIMIT page_size + 1)
             UNION ALL
             (SELECT 'setting', s.key, s.server_seq,
-                    jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
-                                       'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                       'hlc', s.hlc, 'device_id', s.device_id)
+                    CASE WHEN s.sealed
+                         THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
+                                                 'device_id', s.device_id, 'box', s.value)
+                         ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
+                                                 'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                                 'hlc', s.hlc, 'device_id', s.device_id) END
                FROM diary.setting s
               WHERE s.user_id = uid AND s.server_seq > cursor_seq AND (device IS NULL OR s.echo_of IS DISTINCT FROM device)
               ORDER BY s.server_seq LIMIT page_size + 1)
@@ -1187,9 +1248,11 @@ BEGIN
                    'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
                                            FROM diary.message m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
                    'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
-                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'),
+                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'))
+                   -- A sealed entry's tag names are keyed: only its devices list them.
+                   || CASE WHEN p.doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
                    'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
-                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]'))
+                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]')) END
                END) ORDER BY p.server_seq), '[]'),
            max(p.server_seq),
            (SELECT count(*) FROM changed)
@@ -1491,6 +1554,8 @@ BEGIN
     RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0),
                               'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid),
                               'premium', coalesce((SELECT a.premium FROM diary.account a WHERE a.user_id = uid), false),
+                              -- A sealed diary's key envelope (null in clear): what a new device opens with the passphrase.
+                              'envelope', (SELECT k.envelope FROM diary.key_envelope k WHERE k.user_id = uid),
                               'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
 END
 $fn$;
@@ -1512,7 +1577,7 @@ BEGIN
         RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
     END IF;
     FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
-                             'conflict', 'push_receipt', 'companion_use'] LOOP
+                             'conflict', 'push_receipt', 'companion_use', 'key_envelope'] LOOP
         EXECUTE format('DELETE FROM diary.%I WHERE user_id = $1', t) USING uid;
         GET DIAGNOSTICS n = ROW_COUNT;
         removed := removed + n;
@@ -1693,6 +1758,192 @@ END
 $fn$;
 
 -- ---------------------------------------------------------------------------------------
+-- Sealed diaries. A sealed account's devices seal every part of a record before it leaves
+-- them (XChaCha20-Poly1305, bound to the account, the record, the part and its clock); what
+-- stays in clear is what the server needs: ids, the links between them, clocks, device ids,
+-- tombstones, items-key numbers and padded sizes. The server checks only that envelope
+-- here; the field checks of 03-record-checks.sql are the devices' job for sealed records,
+-- before a push and after a pull. Merging is the same as for clear records (04-merge.sql),
+-- part by part on the parts' clocks.
+
+-- A sealed value as the devices write it: 'ib1.<items key>.<base64 of nonce, sealed
+-- padded value, tag>', its key one the account has, at least a nonce, the 256-byte
+-- smallest padding and a tag long (396 base64 characters), at most 16 MiB.
+CREATE OR REPLACE FUNCTION diary.is_box(v jsonb, keys int) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'string' AND length(v #>> '{}') BETWEEN 402 AND 16777216
+                             AND (v #>> '{}') ~ '^ib1\.[1-9][0-9]*\.[A-Za-z0-9+/]+=*$'
+                             AND length(split_part(v #>> '{}', '.', 2)) <= 9
+                             AND length(split_part(v #>> '{}', '.', 3)) % 4 = 0
+                        THEN split_part(v #>> '{}', '.', 2)::int <= keys ELSE false END $fn$;
+
+-- A keyed name (a media object's, a tag's, a setting key's): 64 lowercase hex digits.
+CREATE OR REPLACE FUNCTION diary.is_keyed_name(v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') = 64 AND (v #>> '{}') ~ '^[0-9a-f]+$' $fn$;
+
+-- The clock and tombstone every sealed row has in clear: a clock, a device, and a
+-- deletion time or null.
+CREATE OR REPLACE FUNCTION diary.is_sealed_clock(v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT diary.is_hlc(v->'hlc') AND jsonb_typeof(v->'device_id') = 'string'
+                   AND length(v->>'device_id') BETWEEN 1 AND 64 AND strpos(v->>'device_id', E'\n') = 0
+                   AND (NOT diary.is_given(v->'deleted_at') OR diary.is_time(v->'deleted_at')) $fn$;
+
+-- The first part of a sealed entry record that is not as the devices write it, or NULL.
+-- A field in clear that has no business there (a title, a tag's name) is refused too: a
+-- device that would leak it is stopped here.
+CREATE OR REPLACE FUNCTION diary.unsealed_entry_field(rec jsonb, keys int) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    part text;
+    list text;
+    child jsonb;
+    n int;
+BEGIN
+    IF jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"entry"' THEN
+        RETURN 'kind';
+    END IF;
+    IF rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[] <> '{}' THEN
+        RETURN (SELECT min(k) FROM jsonb_object_keys(rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[]) k);
+    END IF;
+    IF NOT diary.is_id(rec->'id') THEN RETURN 'id'; END IF;
+    IF NOT diary.is_sealed_clock(rec) THEN RETURN 'hlc'; END IF;
+    IF jsonb_typeof(rec->'parts') IS DISTINCT FROM 'object'
+       OR (rec->'parts') - '{content,star,trash,order}'::text[] <> '{}' THEN
+        RETURN 'parts';
+    END IF;
+    FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+        -- The content's clock is always there; the others only once that part was changed.
+        IF jsonb_typeof(rec->'parts'->part) IS DISTINCT FROM 'object'
+           OR (rec->'parts'->part) - '{hlc,box}'::text[] <> '{}'
+           OR NOT diary.is_box(rec->'parts'->part->'box', keys)
+           OR ((part = 'content' OR diary.is_given(rec->'parts'->part->'hlc')) AND NOT diary.is_hlc(rec->'parts'->part->'hlc')) THEN
+            RETURN 'parts.' || part;
+        END IF;
+    END LOOP;
+    FOREACH list IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
+        IF jsonb_typeof(rec->list) IS DISTINCT FROM 'array' THEN
+            RETURN list;
+        END IF;
+        FOR child, n IN SELECT c.value, c.n - 1 FROM jsonb_array_elements(rec->list) WITH ORDINALITY AS c(value, n) LOOP
+            IF jsonb_typeof(child) IS DISTINCT FROM 'object'
+               OR child - (CASE list WHEN 'media' THEN '{id,object,hlc,device_id,deleted_at,box}'
+                                     WHEN 'messages' THEN '{id,hlc,device_id,deleted_at,box}'
+                                     ELSE '{name,hlc,device_id,deleted_at,box}' END)::text[] <> '{}'
+               OR NOT (CASE list WHEN 'tag_links' THEN diary.is_keyed_name(child->'name') ELSE diary.is_id(child->'id') END)
+               OR (list = 'media' AND NOT diary.is_keyed_name(child->'object'))
+               OR NOT diary.is_sealed_clock(child) OR NOT diary.is_box(child->'box', keys) THEN
+                RETURN format('%s[%s]', list, n);
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$fn$;
+
+-- The same for a sealed setting: its key a keyed name, its value and time in the seal.
+CREATE OR REPLACE FUNCTION diary.unsealed_setting_field(rec jsonb, keys int) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT CASE WHEN jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"setting"' THEN 'kind'
+                        WHEN rec - '{kind,key,sealed,hlc,device_id,box}'::text[] <> '{}' THEN 'fields'
+                        WHEN NOT diary.is_keyed_name(rec->'key') THEN 'key'
+                        WHEN NOT diary.is_sealed_clock(rec) OR diary.is_given(rec->'deleted_at') THEN 'hlc'
+                        WHEN NOT diary.is_box(rec->'box', keys) THEN 'box' END $fn$;
+
+-- The newest wall-clock time (ms) among the clocks of a sealed record that passed the
+-- checks above.
+CREATE OR REPLACE FUNCTION diary.sealed_clock_ms(rec jsonb) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT max(diary.hlc_ms(c.value #>> '{}'))
+              FROM (SELECT rec->'hlc'
+                    UNION ALL SELECT jsonb_path_query(rec, '$.parts.*.hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.media[*].hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.messages[*].hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.tag_links[*].hlc')) c(value)
+             WHERE jsonb_typeof(c.value) = 'string' $fn$;
+
+-- Merges two live versions of a sealed entry: each part (its clock beside it) to the side
+-- that changed it last, as merge_parts does for a clear one; the entry's clock is the
+-- newer one's. A clear version meeting a sealed one (an account being sealed) gives way.
+CREATE OR REPLACE FUNCTION diary.merge_sealed_parts(stored jsonb, incoming jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    merged jsonb := stored;
+    part text;
+BEGIN
+    IF NOT (stored ? 'parts') THEN
+        RETURN incoming;
+    ELSIF NOT (incoming ? 'parts') THEN
+        RETURN stored;
+    END IF;
+    FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+        IF diary.part_clock(incoming, part) > diary.part_clock(stored, part) THEN
+            merged := jsonb_set(merged, ARRAY['parts', part], incoming->'parts'->part);
+        END IF;
+    END LOOP;
+    IF incoming->>'hlc' COLLATE "C" > stored->>'hlc' COLLATE "C" THEN
+        merged := merged || jsonb_build_object('hlc', incoming->'hlc', 'device_id', incoming->'device_id');
+    END IF;
+    RETURN merged;
+END
+$fn$;
+
+-- Stores the caller's key envelope: the first one makes the account sealed (only while it
+-- holds no clear pages or settings); a later one (a new passphrase, a new items key) must
+-- hold the same diary key and every items key the account had. The passphrase's cost may
+-- not fall under the floor every device enforces. SECURITY DEFINER: people read their
+-- envelope but write it only through here. Returns {key_id, items_keys}.
+CREATE OR REPLACE FUNCTION diary.put_envelope(envelope jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    stored record;
+    numbers int[];
+BEGIN
+    IF jsonb_typeof(envelope) IS DISTINCT FROM 'object' OR envelope->'format' IS DISTINCT FROM '1'
+       OR envelope->>'kdf' IS DISTINCT FROM 'argon2id13' OR jsonb_typeof(envelope->'key_id') IS DISTINCT FROM 'string'
+       OR envelope->>'key_id' !~ '^[0-9a-f]+$' OR length(envelope->>'key_id') <> 16
+       OR jsonb_typeof(envelope->'items_keys') IS DISTINCT FROM 'array' OR length(envelope::text) > 65536 THEN
+        RAISE EXCEPTION 'not a key envelope' USING ERRCODE = '22023';
+    END IF;
+    IF NOT (jsonb_typeof(envelope->'ops') = 'number' AND jsonb_typeof(envelope->'mem') = 'number'
+            AND (envelope->>'ops')::numeric >= 2 AND (envelope->>'mem')::numeric >= 67108864) THEN
+        RAISE EXCEPTION 'the passphrase cost is under the floor (2 passes, 64 MiB)' USING ERRCODE = '22023';
+    END IF;
+    SELECT array_agg((k->>'id')::int ORDER BY (k->>'id')::int) INTO numbers
+      FROM jsonb_array_elements(envelope->'items_keys') k
+     WHERE jsonb_typeof(k->'id') = 'number' AND (k->>'id') ~ '^[1-9][0-9]{0,8}$';
+    IF coalesce(cardinality(numbers), 0) = 0 OR cardinality(numbers) <> jsonb_array_length(envelope->'items_keys')
+       OR numbers <> ARRAY(SELECT generate_series(1, cardinality(numbers))) THEN
+        RAISE EXCEPTION 'items keys are numbered 1, 2, … without a gap' USING ERRCODE = '22023';
+    END IF;
+    SELECT k.key_id, k.items_keys INTO stored FROM diary.key_envelope k WHERE k.user_id = uid FOR UPDATE;
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT 1 FROM diary.entry e WHERE e.user_id = uid AND NOT (e.doc ? 'parts'))
+           OR EXISTS (SELECT 1 FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed) THEN
+            RAISE EXCEPTION 'this account holds pages in clear; seal them with diary-sync encrypt' USING ERRCODE = '55000';
+        END IF;
+        INSERT INTO diary.key_envelope (user_id, key_id, items_keys, envelope)
+        VALUES (uid, envelope->>'key_id', cardinality(numbers), envelope);
+    ELSIF stored.key_id <> envelope->>'key_id' THEN
+        RAISE EXCEPTION 'this envelope holds another diary key' USING ERRCODE = '55000';
+    ELSIF cardinality(numbers) < stored.items_keys THEN
+        RAISE EXCEPTION 'an items key may not be taken away' USING ERRCODE = '55000';
+    ELSE
+        UPDATE diary.key_envelope k SET items_keys = cardinality(numbers), envelope = put_envelope.envelope, updated_at = now()
+         WHERE k.user_id = uid;
+    END IF;
+    RETURN jsonb_build_object('key_id', envelope->>'key_id', 'items_keys', cardinality(numbers));
+END
+$fn$;
+-- ---------------------------------------------------------------------------------------
 -- Privileges, last, once every table and function exists: nothing for PUBLIC (nor
 -- Supabase's anon); the people's role gets exactly what the client needs: diary_user on
 -- plain Postgres, and on Supabase authenticated too. Revoked from them all first, so that
@@ -1721,7 +1972,8 @@ BEGIN
         EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
                        'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
-        EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use TO %I', who);
+        -- A sealed diary's envelope is read here and written only through put_envelope().
+        EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use, diary.key_envelope TO %I', who);
         -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
         EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
         EXECUTE format('GRANT EXECUTE ON FUNCTION
@@ -1733,7 +1985,10 @@ BEGIN
             diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
             diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
             diary.batch_readable(jsonb), diary.batch_clock_ms(jsonb), diary.hlc_ms(text), diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
-            diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
+            diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
+            diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
+            diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
+            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb)
             TO %I', who);
     END LOOP;
 END
@@ -1777,5 +2032,5 @@ END
 $catalog$;
 
 -- Recorded last, so a script that stopped half-way is not counted as applied.
-INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (9, 'diary-v9-companion-gateway-usage', now())
+INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (10, 'diary-v10-sealed-diaries', now())
     ON CONFLICT DO NOTHING;

@@ -25,6 +25,7 @@ package struct DiaryKeys: Sendable {
     package static func create(account: String, passphrase: String, cost: PassphraseCost = .standard)
         throws(SealError) -> (keys: DiaryKeys, envelope: KeyEnvelope, recoveryKey: RecoveryKey) {
         guard cost.isAtLeastFloor else { throw .weakPassphraseCost }
+        guard passphrase.count >= KeyEnvelope.shortestPassphrase else { throw .passphraseTooShort }
         let keys = DiaryKeys(account: account, diaryKey: try Sodium.random(Sodium.keyBytes), itemsKeys: [1: try Sodium.random(Sodium.keyBytes)])
         let recoveryKey = try RecoveryKey.make()
         let salt = try Sodium.random(Sodium.saltBytes)
@@ -61,6 +62,7 @@ package struct DiaryKeys: Sendable {
     /// recovery key and the items keys stay as they are, so nothing sealed changes.
     package func rewrapped(_ envelope: KeyEnvelope, passphrase: String, cost: PassphraseCost = .standard) throws(SealError) -> KeyEnvelope {
         guard cost.isAtLeastFloor else { throw .weakPassphraseCost }
+        guard passphrase.count >= KeyEnvelope.shortestPassphrase else { throw .passphraseTooShort }
         var changed = envelope
         changed.cost = cost
         changed.salt = try Sodium.random(Sodium.saltBytes)
@@ -77,6 +79,12 @@ package struct DiaryKeys: Sendable {
         var changed = envelope
         changed.itemsKeys[next] = try wrapItemsKey(next)
         return changed
+    }
+
+    /// These keys with every items key `envelope` holds: for a device that missed a rotation
+    /// made on another. The envelope must hold this diary key.
+    package func refreshed(from envelope: KeyEnvelope) throws(SealError) -> DiaryKeys {
+        try Self.opening(envelope, account: account, diaryKey: diaryKey)
     }
 
     /// Names the diary key: a keyed hash of a fixed text under it, 8 bytes in hex.

@@ -45,6 +45,10 @@ package struct KeyEnvelope: Sendable, Equatable {
     /// The number of the items key new parts are sealed with.
     package var currentItemsKey: UInt32 { itemsKeys.keys.max() ?? 0 }
 
+    /// The fewest characters a new passphrase may have: Argon2id slows guessing, it cannot
+    /// make a four-letter word safe.
+    package static let shortestPassphrase = 8
+
     /// Its JSON form, as stored on the server.
     package var json: JSON {
         .object([

@@ -25,6 +25,18 @@ package enum SealError: Error, Equatable, Sendable {
     case keyFileUnwritable(String)
     /// libsodium could not start (no random source) or had no memory for Argon2id.
     case cryptoUnavailable
+    /// The diary is sealed and this device has no keys for it (log in again).
+    case needsKeys
+    /// A passphrase is needed and there is no terminal to ask on (use --passphrase-file).
+    case passphraseNeeded
+    /// The new passphrase was typed differently the second time.
+    case passphrasesDiffer
+    /// A new passphrase shorter than this client allows.
+    case passphraseTooShort
+    /// The account syncs in clear: there are no keys to show, change or rotate.
+    case notSealed
+    /// The file named to hold a passphrase or a recovery key cannot be read.
+    case secretFileUnreadable(String)
 }
 
 extension SealError: ReportableError {
@@ -66,6 +78,23 @@ extension SealError: ReportableError {
             return (Phrase("金鑰檔看不懂：\(path)（請重新登入）", "The key file cannot be read: \(path) (log in again)."), ExitStatus.dataError)
         case let .keyFileUnwritable(path):
             return (Phrase("無法寫入金鑰檔：\(path)", "Cannot write the key file in \(path)."), ExitStatus.cannotCreate)
+        case .needsKeys:
+            return (Phrase("這本日記在伺服器上是加密的，這台裝置還沒有它的金鑰：請再執行一次 diary-sync login 並輸入日記密語（變更都保留在本機）",
+                           "This diary is sealed on the server and this device has no keys for it: run diary-sync login again and give the diary passphrase (your changes are kept on this device)."),
+                    ExitStatus.permission)
+        case .passphraseNeeded:
+            return (Phrase("需要日記密語：請在終端機輸入，或用 --passphrase-file 指定存放密語的檔案",
+                           "The diary passphrase is needed: type it on a terminal, or name a file that holds it with --passphrase-file."),
+                    ExitStatus.usage)
+        case .passphrasesDiffer:
+            return (Phrase("兩次輸入的密語不一樣，什麼都沒有改變", "The two passphrases differ; nothing was changed."), ExitStatus.usage)
+        case .passphraseTooShort:
+            return (Phrase("日記密語至少要 \(KeyEnvelope.shortestPassphrase) 個字", "A diary passphrase has at least \(KeyEnvelope.shortestPassphrase) characters."),
+                    ExitStatus.usage)
+        case let .secretFileUnreadable(path):
+            return (Phrase("讀不到這個檔案：\(path)", "Cannot read the file \(path)."), ExitStatus.noInput)
+        case .notSealed:
+            return (Phrase("這本日記的同步沒有加密，沒有金鑰可以管理", "This diary syncs in clear: it has no keys to manage."), ExitStatus.usage)
         case .cryptoUnavailable:
             return (Phrase("加密元件無法啟動（系統的亂數來源或記憶體不足）",
                            "The encryption library could not start (no system random source, or not enough memory)."),

@@ -37,6 +37,79 @@ package struct SealedMedia: Sendable {
         return plain
     }
 
+    /// Plain bytes per chunk; each sealed chunk is this plus the tag (the last one padded).
+    package static let chunkSize = 1 << 20
+
+    /// The size of the sealed form of a file of `plainBytes` bytes (0 when it is not a size).
+    package static func sealedSize(plainBytes: Int64) -> Int64 {
+        guard plainBytes >= 0 else { return 0 }
+        let chunk = Int64(chunkSize)
+        let count = max(1, (plainBytes + chunk - 1) / chunk)
+        let last = plainBytes - (count - 1) * chunk
+        return (count - 1) * (chunk + Int64(Sodium.tagBytes)) + Int64(DiaryKeys.paddedSize(Int(last)) + Sodium.tagBytes)
+    }
+
+    /// Seals the file read from `source` (`plainBytes` long) into `target`, chunk by chunk;
+    /// false when the file could not be read whole or the sealed form not written.
+    package func seal(from source: Int32, plainBytes: Int64, into target: Int32) throws(SealError) -> Bool {
+        let count = max(1, (plainBytes + Int64(Self.chunkSize) - 1) / Int64(Self.chunkSize))
+        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        for index in 0..<Int(count) {
+            let wanted = Int(min(Int64(Self.chunkSize), plainBytes - Int64(index) * Int64(Self.chunkSize)))
+            var got = 0
+            while got < wanted {
+                let read = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress! + got, wanted - got, off_t(index * Self.chunkSize + got)) }
+                guard read > 0 else { return false }
+                got += read
+            }
+            let sealed = try seal(chunk: Array(buffer[..<wanted]), index: index, isLast: index == Int(count) - 1)
+            guard sealed.withUnsafeBytes({ FileIO.writeAll(target, $0) }) else { return false }
+        }
+        return true
+    }
+
+    /// Opens a sealed file as its bytes arrive, in pieces of any size: each complete chunk is
+    /// opened and handed on, the last one once the whole sealed size has come.
+    package struct Opening {
+        private let sealing: SealedMedia
+        private let sealedBytes: Int64
+        private let chunkCount: Int
+        private var pending: [UInt8] = []
+        private var received: Int64 = 0
+        private var index = 0
+
+        package init(_ sealing: SealedMedia, plainBytes: Int64) {
+            self.sealing = sealing
+            sealedBytes = SealedMedia.sealedSize(plainBytes: plainBytes)
+            chunkCount = Int(max(1, (plainBytes + Int64(SealedMedia.chunkSize) - 1) / Int64(SealedMedia.chunkSize)))
+        }
+
+        /// The plain bytes of the chunks `piece` completes; an error when a chunk does not open
+        /// or more than the sealed size came.
+        package mutating func take(_ piece: UnsafeRawBufferPointer) throws(SealError) -> [UInt8] {
+            received += Int64(piece.count)
+            guard received <= sealedBytes else { throw .doesNotOpen }
+            pending.append(contentsOf: piece)
+            let whole = SealedMedia.chunkSize + Sodium.tagBytes
+            var plain: [UInt8] = []
+            while index < chunkCount - 1, pending.count >= whole {
+                plain += try sealing.open(chunk: Array(pending[..<whole]), index: index, isLast: false)
+                pending.removeFirst(whole)
+                index += 1
+            }
+            // The last chunk (padded, so of its own size) once everything came.
+            if index == chunkCount - 1, received == sealedBytes {
+                plain += try sealing.open(chunk: pending, index: index, isLast: true)
+                pending = []
+                index += 1
+            }
+            return plain
+        }
+
+        /// True once the whole sealed file came and opened.
+        package var isComplete: Bool { index == chunkCount }
+    }
+
     // The chunk's number, little-endian, in the first 8 bytes: never the same twice for one key.
     private func nonce(_ index: Int) -> [UInt8] {
         withUnsafeBytes(of: UInt64(index).littleEndian, Array.init) + [UInt8](repeating: 0, count: Sodium.nonceBytes - 8)

@@ -1,5 +1,6 @@
 import Crypto
 import DiaryKit
+import DiarySeal
 import SyncSession
 import Foundation
 
@@ -113,9 +114,16 @@ package enum Accounts {
         try? await session.project.logOut(session)
     }
 
-    /// Stores the login for this diary; a diary synced with another account is refused.
-    package static func saveLogin(_ credentials: Credentials, store: DiaryStore) throws {
+    /// Refuses a login to another account than the one this diary synced with.
+    package static func checkBinding(_ credentials: Credentials, store: DiaryStore) throws {
         if let bound = try store.ledger.syncedUser(), bound != credentials.userId { throw SyncError.otherAccount }
+    }
+
+    /// Stores the login for this diary, with a sealed diary's keys (none: it syncs in clear);
+    /// a diary synced with another account is refused.
+    package static func saveLogin(_ credentials: Credentials, keys: DiaryKeys?, store: DiaryStore) throws {
+        try checkBinding(credentials, store: store)
+        if let keys { try KeyFile.save(keys, store.paths) } else { KeyFile.remove(store.paths) }
         try credentials.save(store.paths)
         try store.ledger.bindSyncUser(credentials.userId)
     }
@@ -123,6 +131,7 @@ package enum Accounts {
     /// Forgets the login; with `wipeLocal`, also empties this diary (entries and files).
     package static func logout(store: DiaryStore, wipeLocal: Bool) throws {
         Credentials.remove(store.paths)
+        KeyFile.remove(store.paths)
         try store.ledger.unbindSyncUser()
         guard wipeLocal else { return }
         try store.ledger.wipeAll()
@@ -136,6 +145,7 @@ package enum Accounts {
     package static func deleteAccount(store: DiaryStore, credentials: Credentials) async throws -> Int64 {
         let removed = try await credentials.withServer(paths: store.paths) { server in try await server.deleteAccount() }
         Credentials.remove(store.paths)
+        KeyFile.remove(store.paths)
         try store.ledger.unbindSyncUser()
         return removed
     }

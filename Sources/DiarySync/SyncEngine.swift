@@ -1,5 +1,6 @@
 import Crypto
 import DiaryKit
+import DiarySeal
 import SyncSession
 import Foundation
 import NIOCore
@@ -38,10 +39,18 @@ package struct SyncReport: Sendable, Equatable {
 package struct SyncEngine: Sendable {
     package let store: DiaryStore
     package let userId: String
+    /// A sealed diary's keys; nil for one that syncs in clear.
+    package let keys: SyncKeys?
 
-    package init(store: DiaryStore, userId: String) {
+    package init(store: DiaryStore, userId: String, keys: SyncKeys? = nil) {
         self.store = store
         self.userId = userId
+        self.keys = keys
+    }
+
+    /// The engine for this login: sealed when this device holds the diary's keys.
+    package init(store: DiaryStore, credentials: Credentials) throws {
+        self.init(store: store, userId: credentials.userId, keys: try SyncKeys.load(store.paths, account: credentials.userId))
     }
 
     /// Records per pull page.
@@ -101,8 +110,14 @@ package struct SyncEngine: Sendable {
         var travelling: [(changes: [OutgoingChange], answer: Task<JSON, Error>)] = []
         defer { for batch in travelling { batch.answer.cancel() } }
         while true {
-            let changes = try OutgoingChange.nextBatch(from: store, dueOnly: dueOnly,
-                                                       excluding: Set(travelling.flatMap { $0.changes.flatMap(\.queued.outboxSeqs) }))
+            var unreadable: [(QueuedChange, String)] = []
+            let changes = try OutgoingChange.nextBatch(from: store, keys: keys, dueOnly: dueOnly,
+                                                       excluding: Set(travelling.flatMap { $0.changes.flatMap(\.queued.outboxSeqs) }),
+                                                       refused: &unreadable)
+            if !unreadable.isEmpty {
+                try store.ledger.settle(accepted: [], refused: unreadable, userId: userId)
+                report.refused += unreadable.count
+            }
             if !changes.isEmpty {
                 travelling.append((changes, Task { try await server.push(OutgoingChange.wire(changes), device: device) }))
             }
@@ -133,9 +148,13 @@ package struct SyncEngine: Sendable {
         var accepted: [QueuedChange] = []
         var refused: [(QueuedChange, String)] = []
         var unanswered: [OutgoingChange] = []
+        var needKeys: [OutgoingChange] = []
         for change in changes {
             switch statuses[change.key] {
             case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change.queued)
+            // The diary was sealed (on another device) and this one has no keys yet: its
+            // changes wait in the queue for the login that brings them.
+            case ("rejected", "sealed_account")?: needKeys.append(change)
             case let (_, error)?: refused.append((change.queued, error ?? "rejected"))
             case nil: unanswered.append(change)
             }
@@ -143,6 +162,10 @@ package struct SyncEngine: Sendable {
         try store.ledger.settle(accepted: accepted, refused: refused, userId: userId)
         report.pushed += accepted.count
         report.refused += refused.count
+        if !needKeys.isEmpty {
+            try postpone(needKeys, error: "sealed_account")
+            throw SealError.needsKeys
+        }
         if !unanswered.isEmpty {
             try postpone(unanswered, error: "no answer")
             throw SyncError.serverState("no answer")
@@ -163,12 +186,14 @@ package struct SyncEngine: Sendable {
         let first = try await server.pull(after: cursor, limit: Self.pullPage, device: device)
         try store.ledger.cacheServerConfig(provider: first["config"]?["provider"]?.stringValue,
                                     gateway: first["config"]?["gateway"].map(\.serialized), premium: first["premium"] == .bool(true))
-        var page = try PulledPage(first)
+        var page = try await Self.read(first, server: server, keys: keys)
         while true {
             // The next page is asked for, read and decoded while this one is merged: the
             // server and the parsing work on one core while the diary is written on the other.
             let ahead = page.more
-                ? Task { [next = page.next] in try PulledPage(await server.pull(after: next, limit: Self.pullPage, device: device)) } : nil
+                ? Task { [next = page.next, keys] in
+                    try await Self.read(await server.pull(after: next, limit: Self.pullPage, device: device), server: server, keys: keys)
+                } : nil
             defer { ahead?.cancel() }
             report.rejected += page.rejects.count
             if !page.isEmpty || page.next != cursor {
@@ -186,34 +211,63 @@ package struct SyncEngine: Sendable {
         }
     }
 
+    /// Decodes a pulled page, opening sealed records. A record sealed with an items key this
+    /// device lacks makes it learn the server's envelope once; one that still does not open
+    /// is set aside.
+    private static func read(_ answer: JSON, server: any SyncServer, keys: SyncKeys?) async throws -> PulledPage {
+        do {
+            return try PulledPage(answer, keys: keys?.keys, unknownKeysAreRejects: false)
+        } catch SealError.unknownItemsKey {
+            guard let keys else { throw SealError.needsKeys }
+            _ = try await keys.refresh(from: server)
+            return try PulledPage(answer, keys: keys.keys, unknownKeysAreRejects: true)
+        }
+    }
+
     // MARK: Media
 
     private func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let transfers = try store.ledger.mediaTransfers("up")
         if transfers.isEmpty { return }
-        let present = try await server.presentMedia(transfers.map(\.sha256))
+        let sealedFiles = keys.map { keys in transfers.map { SealedFile($0, keys: keys.keys) } }
+        // What the server knows each file by: its SHA-256, or in a sealed diary a keyed name.
+        let wires = sealedFiles?.map(\.wire) ?? transfers
+        let present = try await server.presentMedia(wires.map(\.sha256))
         let folder = ContentAddressedFolder(store.paths.media)
         for (index, transfer) in transfers.enumerated() {
-            if present.contains(transfer.sha256) {
+            if present.contains(wires[index].sha256) {
                 try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "up")
                 continue
             }
             let path = folder.path(sha256: transfer.sha256, fileExtension: transfer.fileExtension)
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            var descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 try store.ledger.failTransfer(sha256: transfer.sha256, direction: "up", error: "missing on this device")
                 continue
             }
             defer { close(descriptor) }
-            // The seed's object path: the person's folder, then the page, then the file.
-            let name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"
+            // The seed's object path: the person's folder, then the page, then the file; a
+            // sealed file goes by its keyed name, with no type.
+            var name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"
+            var sealedPath: String?
+            if let file = sealedFiles?[index] {
+                guard let written = try file.writeSealed(from: descriptor, in: MediaTransfer.sealingFolder(store.paths)) else {
+                    try store.ledger.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
+                    continue
+                }
+                close(descriptor)
+                descriptor = open(written, O_RDONLY | O_CLOEXEC)
+                sealedPath = written
+                name = "\(userId)/\(transfer.entryId)/\(file.wire.sha256)"
+            }
+            defer { if let sealedPath { unlink(sealedPath) } }
             let outcome: MediaUpload
             do {
-                outcome = try await server.upload(transfer, name: name, from: descriptor)
+                outcome = try await server.upload(wires[index], name: name, from: descriptor)
             } catch SyncError.mediaSpaceFull {
                 // The quota is the person's, not the file's: the rest waits too, still queued,
                 // and goes up on a later sync once the operator raises the limit.
-                report.mediaOverQuota = transfers[index...].filter { !present.contains($0.sha256) }.count
+                report.mediaOverQuota = wires[index...].filter { !present.contains($0.sha256) }.count
                 return
             }
             switch outcome {
@@ -239,7 +293,8 @@ package struct SyncEngine: Sendable {
             }
         }
         if transfers.isEmpty { return }
-        let present = try await server.presentMedia(transfers.map(\.sha256))
+        let sealedFiles = keys.map { keys in transfers.map { SealedFile($0, keys: keys.keys) } }
+        let present = try await server.presentMedia((sealedFiles?.map(\.wire) ?? transfers).map(\.sha256))
         var fetched: Set<String> = []
         // The thumbnails of what arrived are made here: lists, --show and the HTML site need them.
         defer {
@@ -248,13 +303,13 @@ package struct SyncEngine: Sendable {
             }
             MediaPreviews.ensure(items, store: store)
         }
-        for transfer in transfers {
-            guard present.contains(transfer.sha256) else {
+        for (index, transfer) in transfers.enumerated() {
+            guard present.contains(sealedFiles?[index].wire.sha256 ?? transfer.sha256) else {
                 // The row came first; its bytes follow once the other device has sent them.
                 report.mediaWaiting += 1
                 continue
             }
-            if try await download(server, transfer, into: folder) {
+            if try await download(server, transfer, sealed: sealedFiles?[index], into: folder) {
                 try store.ledger.finishTransfer(sha256: transfer.sha256, direction: "down")
                 report.mediaFetched += 1
                 fetched.insert(transfer.sha256)
@@ -264,23 +319,31 @@ package struct SyncEngine: Sendable {
         }
     }
 
-    /// Streams the file into a temp file, checking size and SHA-256 on the way; only bytes
-    /// that match their name are installed.
-    private func download(_ server: any SyncServer, _ transfer: MediaTransfer, into folder: ContentAddressedFolder) async throws -> Bool {
+    /// Streams the file into a temp file (opening it chunk by chunk when `sealed`), checking
+    /// size and SHA-256 on the way; only bytes that match their name are installed.
+    private func download(_ server: any SyncServer, _ transfer: MediaTransfer, sealed: SealedFile?,
+                          into folder: ContentAddressedFolder) async throws -> Bool {
         guard let (temporary, descriptor) = folder.makeTemporaryFile() else { throw StoreError.cannotCreateHome(folder.rootPath) }
         var installed = false
         defer { if !installed { unlink(temporary) } }
         var hasher = SHA256()
         var written: Int64 = 0
+        var opening = sealed.map { SealedMedia.Opening($0.sealing, plainBytes: transfer.bytes) }
+        func keep(_ pointer: UnsafeRawBufferPointer) -> Bool {
+            written += Int64(pointer.count)
+            // More than the file's size is not the file: stop reading rather than fill the disk.
+            guard written <= transfer.bytes else { return false }
+            hasher.update(bufferPointer: pointer)
+            return FileIO.writeAll(descriptor, pointer)
+        }
         let whole: Bool
         do {
-            whole = try await server.download(transfer) { bytes in
-                written += Int64(bytes.readableBytes)
-                // More than the file's size is not the file: stop reading rather than fill the disk.
-                guard written <= transfer.bytes else { return false }
-                return bytes.withUnsafeReadableBytes { pointer in
-                    hasher.update(bufferPointer: pointer)
-                    return FileIO.writeAll(descriptor, pointer)
+            whole = try await server.download(sealed?.wire ?? transfer) { bytes in
+                bytes.withUnsafeReadableBytes { pointer in
+                    guard opening != nil else { return keep(pointer) }
+                    // A sealed chunk that does not open ends the download as not the file.
+                    guard let plain = try? opening!.take(pointer) else { return false }
+                    return plain.withUnsafeBytes(keep)
                 }
             }
         } catch {
@@ -290,7 +353,7 @@ package struct SyncEngine: Sendable {
         let flushed = fsync(descriptor) == 0
         close(descriptor)
         let digest = Hex.string(hasher.finalize())
-        guard whole, flushed, written == transfer.bytes, digest == transfer.sha256 else { return false }
+        guard whole, flushed, opening?.isComplete ?? true, written == transfer.bytes, digest == transfer.sha256 else { return false }
         installed = folder.install(temporary, sha256: transfer.sha256, fileExtension: transfer.fileExtension)
         return installed
     }
@@ -327,8 +390,10 @@ private struct PulledPage: Sendable {
     var more: Bool
     var isEmpty: Bool { batch.records.isEmpty && settings.isEmpty && rejects.isEmpty }
 
-    init(_ answer: JSON) throws {
-        guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.map({ Int64($0) }) else {
+    /// Reads `answer`, opening sealed records with `keys` (none: a sealed one stops the sync,
+    /// since this device cannot read its own diary yet).
+    init(_ answer: JSON, keys: DiaryKeys?, unknownKeysAreRejects: Bool) throws {
+        guard let items = answer["items"]?.arrayValue, let next = answer["next"]?.doubleValue.flatMap({ Int64(exactly: $0) }) else {
             throw SyncError.serverState("pull")
         }
         self.next = next
@@ -336,14 +401,26 @@ private struct PulledPage: Sendable {
         var records: [EntryRecord] = []
         for item in items {
             guard let record = item["record"] else { throw SyncError.serverState("pull item") }
+            let isSetting = record["kind"]?.stringValue == "setting"
             do {
-                if record["kind"]?.stringValue == "setting" {
+                if record["sealed"] == .int(1) {
+                    guard let keys else { throw SealError.needsKeys }
+                    if isSetting {
+                        settings.append(try keys.opened(setting: record))
+                    } else {
+                        records.append(try keys.opened(record))
+                    }
+                } else if isSetting {
                     settings.append(try SettingRecord(syncJSON: record))
                 } else {
                     records.append(try EntryRecord(json: record))
                 }
             } catch let error as RecordDecodingError {
                 rejects.append((record.serialized, error.field))
+            } catch SealError.doesNotOpen {
+                rejects.append((record.serialized, "does not open"))
+            } catch let SealError.unknownItemsKey(number) where unknownKeysAreRejects {
+                rejects.append((record.serialized, "unknown items key \(number)"))
             }
         }
         batch = try MergeBatch(records)

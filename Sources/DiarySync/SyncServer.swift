@@ -15,6 +15,8 @@ protocol SyncServer: Sendable {
     func pull(after cursor: Int64, limit: Int, device: String) async throws -> JSON
     /// `diary.whoami`: the user id, change channel and consent text.
     func whoami() async throws -> JSON
+    /// `diary.put_envelope`: stores a sealed diary's key envelope (the first one seals the account).
+    func putEnvelope(_ envelope: JSON) async throws
     /// `diary.delete_account`: removes everything of the person's; the rows removed.
     func deleteAccount() async throws -> Int64
     /// Which of these files (by SHA-256) are complete on the server.
@@ -47,6 +49,10 @@ extension ServerConnection: SyncServer {
     }
 
     func whoami() async throws -> JSON { try await json("SELECT diary.whoami()::text") }
+
+    func putEnvelope(_ envelope: JSON) async throws {
+        _ = try await text("SELECT diary.put_envelope(\(envelope.serialized)::jsonb)::text")
+    }
 
     func deleteAccount() async throws -> Int64 {
         try await text("SELECT diary.delete_account()::text").flatMap(Int64.init) ?? 0

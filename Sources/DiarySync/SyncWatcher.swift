@@ -55,7 +55,7 @@ package struct SyncWatcher: Sendable {
     }
 
     private func session(_ server: any SyncServer, connected: () -> Void) async throws {
-        let engine = SyncEngine(store: store, userId: credentials.userId)
+        let engine = try SyncEngine(store: store, credentials: credentials)
         synced(try await engine.run(server))
         connected()
         let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))

@@ -15,10 +15,15 @@ struct OutgoingChange: Sendable {
     var queued: QueuedChange
     var byteCount: Int { text.utf8.count }
 
-    init(_ queued: QueuedChange) {
-        switch queued.record {
-        case let .entry(entry): text = entry.json.serialized
-        case let .setting(setting): text = setting.syncJSON.serialized
+    /// The change as it travels: in clear, or sealed with `keys`.
+    init(_ queued: QueuedChange, keys: SyncKeys? = nil) throws {
+        if let keys {
+            text = try keys.wire(queued.record)
+        } else {
+            switch queued.record {
+            case let .entry(entry): text = entry.json.serialized
+            case let .setting(setting): text = setting.syncJSON.serialized
+            }
         }
         key = Hex.string(SHA256.hash(data: Array(text.utf8)))
         self.queued = queued
@@ -30,22 +35,39 @@ struct OutgoingChange: Sendable {
     static let batchBytes = 1 << 20
 
     /// The next batch from the queue, in queue order, within `limit` changes and about
-    /// `byteCap` bytes. Rows waiting out a backoff are left when `dueOnly`, and the outbox
-    /// rows in `excluding` (a batch still on its way) always.
-    static func nextBatch(from store: DiaryStore, limit: Int = batchLimit, byteCap: Int = batchBytes,
-                          dueOnly: Bool, excluding: Set<Int64> = [], now: Date = Date()) throws -> [OutgoingChange] {
+    /// `byteCap` bytes, sealed with `keys` when given. Rows waiting out a backoff are left
+    /// when `dueOnly`, and the outbox rows in `excluding` (a batch still on its way) always.
+    /// A change that would not read back on another device is refused here, named in
+    /// `refused`, instead of leaving.
+    static func nextBatch(from store: DiaryStore, keys: SyncKeys? = nil, limit: Int = batchLimit, byteCap: Int = batchBytes,
+                          dueOnly: Bool, excluding: Set<Int64> = [], refused: inout [(QueuedChange, String)],
+                          now: Date = Date()) throws -> [OutgoingChange] {
         var batch: [OutgoingChange] = []
         var bytes = 0
+        var problems: [(QueuedChange, String)] = []
         try store.ledger.queuedChanges(dueOnly: dueOnly, excluding: excluding, now: now) { queued in
             // A full batch stops before the next change is serialised and hashed for nothing.
             if batch.count >= limit { return false }
-            let change = OutgoingChange(queued)
+            let change: OutgoingChange
+            do {
+                change = try OutgoingChange(queued, keys: keys)
+            } catch let error as RecordDecodingError {
+                problems.append((queued, "unreadable: \(error.field)"))
+                return true
+            }
             if !batch.isEmpty, bytes + change.byteCount > byteCap { return false }
             batch.append(change)
             bytes += change.byteCount
             return true
         }
+        refused += problems
         return batch
+    }
+
+    /// The next batch of a diary in clear (for tests that look at what travels).
+    static func nextBatch(from store: DiaryStore, dueOnly: Bool) throws -> [OutgoingChange] {
+        var refused: [(QueuedChange, String)] = []
+        return try nextBatch(from: store, dueOnly: dueOnly, refused: &refused)
     }
 
     /// The batch as `diary.push` takes it: `[{"key": …, "record": …}, …]` (keys are hex).

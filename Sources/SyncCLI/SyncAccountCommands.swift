@@ -47,6 +47,7 @@ struct SignupCommand: DiaryCommand {
 
     @OptionGroup package var global: GlobalOptions
     @OptionGroup var supabase: SupabaseOptions
+    @OptionGroup var sealing: SealingOptions
 
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (for scripts).")
     var passwordStdin = false
@@ -68,7 +69,7 @@ struct SignupCommand: DiaryCommand {
         case .confirmationSent:
             context.say(.confirmationSent(email: email))
         case let .session(session, _):
-            try await LoginCommand.finish(session, context: context, store: store, acceptConsent: acceptConsent)
+            try await LoginCommand.finish(session, context: context, store: store, acceptConsent: acceptConsent, sealing: sealing)
         }
     }
 }
@@ -84,11 +85,16 @@ struct LoginCommand: DiaryCommand {
             to get a one-time code by email and type that; scripts use --password-stdin, or \
             --send-code and then --code-stdin. The session's tokens are kept in the same 0600 file and \
             renewed by themselves; they are never in the diary, a log or a message. The server's terms \
-            are shown once and must be accepted. After logging in, run diary-sync (or diary-sync watch).
+            are shown once and must be accepted. A new account is sealed: you choose a diary passphrase \
+            (asked twice; not the login password) and a recovery key is printed once; the server then \
+            keeps only what it cannot read. On another device the same passphrase opens it; with a lost \
+            passphrase, --recovery-key - opens it and sets a new one. --no-seal keeps a new account in \
+            clear. After logging in, run diary-sync (or diary-sync watch).
             """)
 
     @OptionGroup package var global: GlobalOptions
     @OptionGroup var supabase: SupabaseOptions
+    @OptionGroup var sealing: SealingOptions
 
     @Option(name: .long, help: ArgumentHelp("A Postgres server: postgres://user@host[:port]/database[?sslmode=…].", valueName: "url"))
     var url: String?
@@ -121,7 +127,7 @@ struct LoginCommand: DiaryCommand {
         let store = try context.openStore()
         let (userId, consent) = try await Accounts.verifyLogin(address, password: password)
         let credentials = Credentials(address: address.asUser(address.user), password: password, userId: userId)
-        try Self.save(credentials, consent: consent, context: context, store: store, acceptConsent: acceptConsent)
+        try await Self.save(credentials, consent: consent, context: context, store: store, acceptConsent: acceptConsent, sealing: sealing)
     }
 
     private func logInToSupabase(_ url: String, context: CommandContext) async throws {
@@ -149,19 +155,22 @@ struct LoginCommand: DiaryCommand {
                 session = try await project.verify(email: email, code: code).0
             }
         }
-        try await Self.finish(session, context: context, store: store, acceptConsent: acceptConsent)
+        try await Self.finish(session, context: context, store: store, acceptConsent: acceptConsent, sealing: sealing)
     }
 
     /// Checks a new Supabase session against the server, then keeps it.
-    static func finish(_ session: SupabaseSession, context: CommandContext, store: DiaryStore, acceptConsent: Bool) async throws {
+    static func finish(_ session: SupabaseSession, context: CommandContext, store: DiaryStore, acceptConsent: Bool,
+                       sealing: SealingOptions) async throws {
         let (userId, consent) = try await Accounts.verifySession(session, paths: context.paths)
-        try save(Credentials(login: .supabase(session), userId: userId), consent: consent, context: context, store: store,
-                 acceptConsent: acceptConsent)
+        try await save(Credentials(login: .supabase(session), userId: userId), consent: consent, context: context, store: store,
+                       acceptConsent: acceptConsent, sealing: sealing)
     }
 
-    /// Asks for the server's terms when they are new to this person, then saves the login.
+    /// Asks for the server's terms when they are new to this person, brings the sealed
+    /// diary's keys (nothing is kept when the passphrase fails), then saves the login.
     private static func save(_ credentials: Credentials, consent: ServerConsent?, context: CommandContext, store: DiaryStore,
-                             acceptConsent: Bool) throws {
+                             acceptConsent: Bool, sealing: SealingOptions) async throws {
+        try Accounts.checkBinding(credentials, store: store)
         var credentials = credentials
         let accepted = try? Credentials.load(context.paths)?.consentVersion
         if let consent, accepted.flatMap({ $0 }).map({ $0 < consent.version }) ?? true {
@@ -171,7 +180,8 @@ struct LoginCommand: DiaryCommand {
             }
             credentials.consentVersion = consent.version
         }
-        try Accounts.saveLogin(credentials, store: store)
+        let keys = try await sealing.keys(for: credentials, context: context, store: store)
+        try Accounts.saveLogin(credentials, keys: keys, store: store)
         context.say(.loggedIn(user: credentials.account, server: credentials.server))
     }
 }

@@ -18,7 +18,7 @@ package struct SyncCommand: AsyncParsableCommand {
             """,
         version: DiaryVersion.current,
         subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, RemindCommand.self, GarbageCommand.self,
-                      SignupCommand.self, LoginCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
+                      SignupCommand.self, LoginCommand.self, KeysCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
 
@@ -274,7 +274,7 @@ enum SyncRunner {
             let count = try store.ledger.requeueDeadLetters()
             if count > 0 { context.say(.deadLettersRequeued(count: count)) }
         }
-        let engine = SyncEngine(store: store, userId: credentials.userId)
+        let engine = try SyncEngine(store: store, credentials: credentials)
         let report = try await engine.run(credentials, steps: steps)
         try print(report, json: context.json, language: context.language)
         if report.refused > 0 { context.say(.syncRefused(count: report.refused)) }

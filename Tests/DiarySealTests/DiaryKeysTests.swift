@@ -23,7 +23,7 @@ struct DiaryKeysTests {
 
         #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(envelope, account: "alice", passphrase: "correct horse batterz") }
         #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(envelope, account: "bob", passphrase: "correct horse battery") }
-        let other = try DiaryKeys.create(account: "alice", passphrase: "x", cost: cheap).recoveryKey
+        let other = try DiaryKeys.create(account: "alice", passphrase: "another one", cost: cheap).recoveryKey
         #expect(throws: SealError.wrongRecoveryKey) { try DiaryKeys.open(envelope, account: "alice", recoveryKey: other) }
 
         // Nothing secret is in the envelope's JSON.
@@ -36,34 +36,34 @@ struct DiaryKeysTests {
 
     @Test("an envelope whose cost was lowered or changed is refused, even with the right passphrase")
     func aLoweredCostIsRefused() throws {
-        let made = try DiaryKeys.create(account: "alice", passphrase: "pass", cost: PassphraseCost(operations: 3, memory: 64 << 20))
+        let made = try DiaryKeys.create(account: "alice", passphrase: "pass word", cost: PassphraseCost(operations: 3, memory: 64 << 20))
         var lowered = made.envelope
         lowered.cost = PassphraseCost(operations: 1, memory: 8 << 20)
-        #expect(throws: SealError.weakPassphraseCost) { try DiaryKeys.open(lowered, account: "alice", passphrase: "pass") }
+        #expect(throws: SealError.weakPassphraseCost) { try DiaryKeys.open(lowered, account: "alice", passphrase: "pass word") }
         // Changed but still above the floor: the wrapped key is bound to its cost and salt.
         var changed = made.envelope
         changed.cost = cheap
-        #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(changed, account: "alice", passphrase: "pass") }
+        #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(changed, account: "alice", passphrase: "pass word") }
         #expect(throws: SealError.weakPassphraseCost) {
-            try DiaryKeys.create(account: "alice", passphrase: "pass", cost: PassphraseCost(operations: 1, memory: 1 << 20))
+            try DiaryKeys.create(account: "alice", passphrase: "pass word", cost: PassphraseCost(operations: 1, memory: 1 << 20))
         }
     }
 
     @Test("a new passphrase changes only the passphrase's wrapping; the old one stops opening")
     func changingThePassphraseRewrapsOnlyTheDiaryKey() throws {
-        let made = try DiaryKeys.create(account: "alice", passphrase: "old words", cost: cheap)
+        let made = try DiaryKeys.create(account: "alice", passphrase: "old words here", cost: cheap)
         let sealed = try made.keys.seal(Array("a page".utf8), SealBinding(kind: .entry, id: "e1", part: "content", clock: "c1"))
         let changed = try made.keys.rewrapped(made.envelope, passphrase: "new words", cost: cheap)
         #expect(changed.byRecoveryKey == made.envelope.byRecoveryKey && changed.itemsKeys == made.envelope.itemsKeys)
         #expect(changed.keyId == made.envelope.keyId && changed.salt != made.envelope.salt)
-        #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(changed, account: "alice", passphrase: "old words") }
+        #expect(throws: SealError.wrongPassphrase) { try DiaryKeys.open(changed, account: "alice", passphrase: "old words here") }
         let reopened = try DiaryKeys.open(changed, account: "alice", passphrase: "new words")
         #expect(try reopened.open(sealed, SealBinding(kind: .entry, id: "e1", part: "content", clock: "c1")) == Array("a page".utf8))
     }
 
     @Test("after a rotation old parts still open and new ones carry the new key's number")
     func rotationKeepsOldPartsReadable() throws {
-        var made = try DiaryKeys.create(account: "alice", passphrase: "p", cost: cheap)
+        var made = try DiaryKeys.create(account: "alice", passphrase: "passphrase", cost: cheap)
         let binding = SealBinding(kind: .message, id: "m1", part: "row", clock: "c1")
         let before = try made.keys.seal(Array("before".utf8), binding)
         let envelope = try made.keys.rotate(made.envelope)
@@ -72,9 +72,9 @@ struct DiaryKeysTests {
 
         // Another device opens both with the rotated envelope; one that has only the old keys
         // says which key it lacks.
-        let other = try DiaryKeys.open(envelope, account: "alice", passphrase: "p")
+        let other = try DiaryKeys.open(envelope, account: "alice", passphrase: "passphrase")
         #expect(try other.open(before, binding) == Array("before".utf8) && other.open(after, binding) == Array("after".utf8))
-        let stale = try DiaryKeys.open(made.envelope, account: "alice", passphrase: "p")
+        let stale = try DiaryKeys.open(made.envelope, account: "alice", passphrase: "passphrase")
         #expect(throws: SealError.unknownItemsKey(2)) { try stale.open(after, binding) }
     }
 

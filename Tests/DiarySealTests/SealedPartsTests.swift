@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Sealed parts, names, media and the key file")
 struct SealedPartsTests {
-    static let made = try! DiaryKeys.create(account: "alice", passphrase: "p", cost: .floor)
+    static let made = try! DiaryKeys.create(account: "alice", passphrase: "passphrase", cost: .floor)
     var keys: DiaryKeys { Self.made.keys }
 
     @Test("a part opens only where it was sealed: same account, kind, id, part and clock")
@@ -55,8 +55,8 @@ struct SealedPartsTests {
 
     @Test("names are the same on every device of the diary and unlike any other diary's")
     func keyedNamesAreStableAndPrivate() throws {
-        let other = try DiaryKeys.open(Self.made.envelope, account: "alice", passphrase: "p")
-        let elsewhere = try DiaryKeys.create(account: "alice", passphrase: "p", cost: .floor).keys
+        let other = try DiaryKeys.open(Self.made.envelope, account: "alice", passphrase: "passphrase")
+        let elsewhere = try DiaryKeys.create(account: "alice", passphrase: "passphrase", cost: .floor).keys
         #expect(keys.keyedName("旅行", kind: .tagLink) == other.keyedName("旅行", kind: .tagLink))
         #expect(keys.keyedName("旅行", kind: .tagLink) != elsewhere.keyedName("旅行", kind: .tagLink))
         #expect(keys.keyedName("旅行", kind: .tagLink) != keys.keyedName("旅行", kind: .setting))
@@ -73,7 +73,7 @@ struct SealedPartsTests {
             return try chunks.enumerated().map { try media.seal(chunk: $1, index: $0, isLast: $0 == chunks.count - 1) }
         }
         let first = try sealAll(keys)
-        let again = try sealAll(try DiaryKeys.open(Self.made.envelope, account: "alice", passphrase: "p"))
+        let again = try sealAll(try DiaryKeys.open(Self.made.envelope, account: "alice", passphrase: "passphrase"))
         #expect(first == again, "another device, or a resumed upload, makes the same chunks")
         let media = SealedMedia(sha256: sha256, keys: keys)
         #expect(media.objectName != sha256 && media.objectName.count == 64)
@@ -87,7 +87,7 @@ struct SealedPartsTests {
         var flipped = first[0]
         flipped[100] ^= 0x80
         #expect(throws: SealError.doesNotOpen) { try media.open(chunk: flipped, index: 0, isLast: false) }
-        let stranger = SealedMedia(sha256: sha256, keys: try DiaryKeys.create(account: "alice", passphrase: "p", cost: .floor).keys)
+        let stranger = SealedMedia(sha256: sha256, keys: try DiaryKeys.create(account: "alice", passphrase: "passphrase", cost: .floor).keys)
         #expect(stranger.objectName != media.objectName)
         #expect(throws: SealError.doesNotOpen) { try stranger.open(chunk: first[0], index: 0, isLast: false) }
     }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Records as a sealed diary sends them")
 struct SealedRecordsTests {
-    static let keys = try! DiaryKeys.create(account: "alice", passphrase: "p", cost: .floor).keys
+    static let keys = try! DiaryKeys.create(account: "alice", passphrase: "passphrase", cost: .floor).keys
 
     /// A page with a place, a chat, tags as written, a photo, a star and a place in the order,
     /// each carrying a marker that must never be seen in clear.

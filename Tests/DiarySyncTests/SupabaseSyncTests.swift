@@ -79,7 +79,7 @@ final class SupabaseDevice: @unchecked Sendable {
     init(_ session: SupabaseSession, userId: String) throws {
         diary = try TestDiary()
         credentials = Credentials(login: .supabase(session), userId: userId)
-        try Accounts.saveLogin(credentials, store: diary.store)
+        try Accounts.saveLogin(credentials, keys: nil, store: diary.store)
     }
 
     /// Logs in with a password, as `diary-sync login --supabase` does.

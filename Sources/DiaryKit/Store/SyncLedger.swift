@@ -25,6 +25,14 @@ package struct MediaTransfer: Sendable, Equatable {
     package var bytes: Int64
     /// The type the media row records for these bytes.
     package var mime = "application/octet-stream"
+
+    package init(sha256: String, entryId: String, fileExtension: String, bytes: Int64, mime: String = "application/octet-stream") {
+        self.sha256 = sha256
+        self.entryId = entryId
+        self.fileExtension = fileExtension
+        self.bytes = bytes
+        self.mime = mime
+    }
 }
 
 /// An outbox row the server refused for good, kept and shown.

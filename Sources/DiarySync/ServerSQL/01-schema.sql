@@ -1,4 +1,4 @@
--- InnerBloom Diary: the server side of sync, schema version 9.
+-- InnerBloom Diary: the server side of sync, schema version 10.
 -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
 -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
 -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -9,8 +9,8 @@ DO $guard$
 BEGIN
     IF to_regclass('diary.schema_migration') IS NOT NULL THEN
         -- Nested IF: this statement is only planned once the table is known to exist.
-        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 9) THEN
-            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 9)',
+        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 10) THEN
+            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 10)',
                 (SELECT max(version) FROM diary.schema_migration)
                 USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
         END IF;
@@ -219,6 +219,29 @@ CREATE TABLE IF NOT EXISTS diary.storage_removal (
     queued_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (bucket_id, name)
 );
+
+-- ---------------------------------------------------------------------------------------
+-- A sealed diary (version 10): its records arrive sealed by the person's devices, so the
+-- server keeps only what it needs to merge them (ids, links between ids, clocks, device
+-- ids, tombstones, items-key numbers, padded sizes). The rest of the rules are in
+-- 10-sealed.sql.
+
+-- The keys of a sealed diary as only its devices can open them: the diary key wrapped by
+-- the passphrase (Argon2id, its cost beside it) and by the recovery key, and the items keys
+-- wrapped by the diary key. A row here makes the account sealed: from then on its pushes
+-- must be sealed. items_keys is the highest items-key number a sealed value may name.
+CREATE TABLE IF NOT EXISTS diary.key_envelope (
+    user_id    uuid PRIMARY KEY REFERENCES diary.account (user_id) ON DELETE CASCADE,
+    key_id     text NOT NULL,
+    items_keys int NOT NULL CHECK (items_keys >= 1),
+    envelope   jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+-- A sealed entry's times are inside its seal; a sealed setting's value is its seal.
+ALTER TABLE diary.entry ALTER COLUMN created_at DROP NOT NULL;
+ALTER TABLE diary.entry ALTER COLUMN occurred_at DROP NOT NULL;
+ALTER TABLE diary.setting ALTER COLUMN updated_at DROP NOT NULL;
+ALTER TABLE diary.setting ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
 
 CREATE TABLE IF NOT EXISTS diary.schema_migration (
     version    int PRIMARY KEY,

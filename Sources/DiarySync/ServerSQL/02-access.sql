@@ -44,7 +44,7 @@ DECLARE
     t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['entry', 'media', 'message', 'entry_tag', 'setting', 'conflict', 'push_receipt',
-                             'media_chunk', 'media_object', 'companion_use', 'account'] LOOP
+                             'media_chunk', 'media_object', 'companion_use', 'key_envelope', 'account'] LOOP
         EXECUTE format('ALTER TABLE diary.%I ENABLE ROW LEVEL SECURITY', t);
         -- account is not FORCEd: auth.uid() reads it as the owner, and a forced policy there
         -- would call auth.uid() again, endlessly, unless the owner bypasses RLS.

@@ -1,3 +1,9 @@
+-- The name a media row's bytes are stored under: the file's SHA-256, or in a sealed diary
+-- the keyed name of it (the server never sees the file's own hash).
+CREATE OR REPLACE FUNCTION diary.media_key(media jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT coalesce(media->>'sha256', media->>'object') $fn$;
+
 -- Keeps a losing version; the same loser arriving again is kept once.
 CREATE OR REPLACE FUNCTION diary.keep_conflict(uid uuid, table_name text, row_id text, loser_hlc text,
                                                winner_hlc text, version jsonb) RETURNS void
@@ -10,12 +16,14 @@ AS $fn$
 $fn$;
 
 -- The clock of one part of an entry (content, star, trash, order): its own, else for the
--- content the entry's clock, else none ('').
+-- content the entry's clock, else none (''). A sealed entry keeps each part's clock beside it.
 CREATE OR REPLACE FUNCTION diary.part_clock(doc jsonb, part text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
-    SELECT coalesce(doc->'field_clocks'->>part, CASE WHEN part = 'content' THEN doc->>'hlc' ELSE '' END) COLLATE "C";
+    SELECT coalesce(CASE WHEN doc ? 'parts' THEN doc->'parts'->part->>'hlc'
+                         ELSE coalesce(doc->'field_clocks'->>part, CASE WHEN part = 'content' THEN doc->>'hlc' END) END,
+                    '') COLLATE "C";
 $fn$;
 
 -- Merges two live versions of an entry part by part, each part to the side that changed
@@ -33,6 +41,9 @@ DECLARE
     part text;
     field text;
 BEGIN
+    IF stored ? 'parts' OR incoming ? 'parts' THEN
+        RETURN diary.merge_sealed_parts(stored, incoming);
+    END IF;
     IF diary.part_clock(incoming, 'content') > diary.part_clock(stored, 'content') THEN
         merged := (incoming - ARRAY[{{fields_apart}}, 'field_clocks', 'hlc', 'device_id'])
                   || jsonb_build_object({{stored_fields_apart}}, 'hlc', stored->'hlc', 'device_id', stored->'device_id');
@@ -150,7 +161,7 @@ BEGIN
           FROM diary.media m WHERE m.user_id = uid AND m.id = child->>'id' FOR UPDATE;
         IF NOT FOUND THEN
             INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
-            VALUES (uid, child->>'id', eid, child->>'sha256', child_hlc, child->>'device_id',
+            VALUES (uid, child->>'id', eid, diary.media_key(child), child_hlc, child->>'device_id',
                     (child->>'deleted_at') IS NOT NULL, child);
             changed := true;
             CONTINUE;
@@ -162,7 +173,7 @@ BEGIN
         ELSIF child_hlc > stored.hlc COLLATE "C" AND NOT stored.deleted THEN
             PERFORM diary.keep_conflict(uid, 'media', child->>'id', stored.hlc, child_hlc, stored.doc);
             UPDATE diary.media m
-               SET sha256 = child->>'sha256', hlc = child_hlc, device_id = child->>'device_id',
+               SET sha256 = diary.media_key(child), hlc = child_hlc, device_id = child->>'device_id',
                    deleted = (child->>'deleted_at') IS NOT NULL, doc = child
              WHERE m.user_id = uid AND m.id = child->>'id';
             changed := true;
@@ -243,11 +254,11 @@ BEGIN
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL) THEN
         DELETE FROM diary.media_chunk c
          WHERE c.user_id = uid
-           AND c.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+           AND c.sha256 IN (SELECT diary.media_key(x) FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
            AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256 AND NOT m.deleted);
         DELETE FROM diary.media_object o
          WHERE o.user_id = uid
-           AND o.sha256 IN (SELECT x->>'sha256' FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
+           AND o.sha256 IN (SELECT diary.media_key(x) FROM jsonb_array_elements(attachments) x WHERE (x->>'deleted_at') IS NOT NULL)
            AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256 AND NOT m.deleted);
     END IF;
 
@@ -279,13 +290,15 @@ AS $fn$
          = (SELECT coalesce(jsonb_agg(x ORDER BY x->>'name'), '[]') FROM jsonb_array_elements(rec->'tag_links') x)
 $fn$;
 
--- Merges one setting record: the greater clock wins.
+-- Merges one setting record: the greater clock wins. A sealed one keeps its seal as the value.
 CREATE OR REPLACE FUNCTION diary.apply_setting(uid uuid, rec jsonb, next_seq bigint) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
 DECLARE
     new_hlc text COLLATE "C" := rec->>'hlc';
+    is_sealed boolean := rec ? 'box';
+    new_value text := CASE WHEN rec ? 'box' THEN rec->>'box' ELSE rec->>'value' END;
     stored record;
 BEGIN
     SELECT s.value, s.hlc INTO stored FROM diary.setting s WHERE s.user_id = uid AND s.key = rec->>'key' FOR UPDATE;
@@ -294,17 +307,17 @@ BEGIN
             RETURN false;
         ELSIF new_hlc < stored.hlc COLLATE "C" THEN
             PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', new_hlc, stored.hlc,
-                                        jsonb_build_object('key', rec->>'key', 'value', rec->>'value', 'hlc', new_hlc));
+                                        jsonb_build_object('key', rec->>'key', 'value', new_value, 'hlc', new_hlc));
             RETURN false;
         END IF;
         PERFORM diary.keep_conflict(uid, 'setting', rec->>'key', stored.hlc, new_hlc,
                                     jsonb_build_object('key', rec->>'key', 'value', stored.value, 'hlc', stored.hlc));
     END IF;
-    INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq)
-    VALUES (uid, rec->>'key', rec->>'value', new_hlc, rec->>'device_id', (rec->>'updated_at')::timestamptz, next_seq)
+    INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq, sealed)
+    VALUES (uid, rec->>'key', new_value, new_hlc, rec->>'device_id', (rec->>'updated_at')::timestamptz, next_seq, is_sealed)
     ON CONFLICT (user_id, key) DO UPDATE
         SET value = excluded.value, hlc = excluded.hlc, device_id = excluded.device_id,
-            updated_at = excluded.updated_at, server_seq = excluded.server_seq;
+            updated_at = excluded.updated_at, server_seq = excluded.server_seq, sealed = excluded.sealed;
     RETURN true;
 END
 $fn$;

@@ -28,6 +28,10 @@ DECLARE
     changed boolean;
     applied text;
     results jsonb := '[]';
+    -- The highest items-key number of a sealed account; NULL for an account in clear.
+    sealed_keys int := (SELECT k.items_keys FROM diary.key_envelope k WHERE k.user_id = uid);
+    problem text;
+    clock_ms bigint;
 BEGIN
     IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 20 THEN
         RAISE EXCEPTION 'a push is an array of at most 20 items' USING ERRCODE = '22023';
@@ -49,7 +53,7 @@ BEGIN
     -- record passes the same checks, and nothing of it (key, entry, media, message) may be
     -- here already. Anything else, or any doubt on the way, undoes this attempt and goes
     -- item by item below, where every case is handled and a bad item is named.
-    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
+    IF sealed_keys IS NULL AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
                     WHERE coalesce(b.value->>'key', '') = '' OR b.value->'record'->>'kind' IS DISTINCT FROM 'entry') THEN
         BEGIN
             -- A key, entry, media or message already here fails its unique index below, which
@@ -72,7 +76,7 @@ BEGIN
                    p.rec - '{media,messages,tag_links,tags}'::text[], seq + p.n, device
               FROM diary.batch_items(batch) p ORDER BY p.n;
             INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
-            SELECT uid, x->>'id', p.rec->>'id', x->>'sha256', x->>'hlc', x->>'device_id', false, x
+            SELECT uid, x->>'id', p.rec->>'id', diary.media_key(x), x->>'hlc', x->>'device_id', false, x
               FROM diary.batch_items(batch) p, jsonb_array_elements(p.rec->'media') x;
             INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
             SELECT uid, x->>'id', p.rec->>'id', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
@@ -102,7 +106,25 @@ BEGIN
                 CONTINUE;
             END IF;
             rec := item->'record';
-            IF diary.record_clock_ms(rec) > horizon THEN
+            -- A sealed account takes only sealed records, and an account in clear none: a
+            -- device without the keys (or an older version) cannot add clear pages to a
+            -- sealed diary. Refused, the change stays on its device, named.
+            IF (sealed_keys IS NOT NULL) <> (rec->'sealed' IS NOT DISTINCT FROM '1') THEN
+                results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error',
+                                                         CASE WHEN sealed_keys IS NULL THEN 'not_sealed' ELSE 'sealed_account' END);
+                CONTINUE;
+            END IF;
+            IF sealed_keys IS NULL THEN
+                clock_ms := diary.record_clock_ms(rec);
+            ELSE
+                problem := CASE WHEN rec->>'kind' = 'setting' THEN diary.unsealed_setting_field(rec, sealed_keys)
+                                ELSE diary.unsealed_entry_field(rec, sealed_keys) END;
+                IF problem IS NOT NULL THEN
+                    RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
+                END IF;
+                clock_ms := diary.sealed_clock_ms(rec);
+            END IF;
+            IF clock_ms > horizon THEN
                 results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');
                 CONTINUE;
             END IF;
@@ -172,9 +194,12 @@ BEGIN
               ORDER BY e.server_seq LIMIT page_size + 1)
             UNION ALL
             (SELECT 'setting', s.key, s.server_seq,
-                    jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
-                                       'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                       'hlc', s.hlc, 'device_id', s.device_id)
+                    CASE WHEN s.sealed
+                         THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
+                                                 'device_id', s.device_id, 'box', s.value)
+                         ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
+                                                 'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                                 'hlc', s.hlc, 'device_id', s.device_id) END
                FROM diary.setting s
               WHERE s.user_id = uid AND s.server_seq > cursor_seq AND (device IS NULL OR s.echo_of IS DISTINCT FROM device)
               ORDER BY s.server_seq LIMIT page_size + 1)
@@ -190,9 +215,11 @@ BEGIN
                    'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
                                            FROM diary.message m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
                    'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
-                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'),
+                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'))
+                   -- A sealed entry's tag names are keyed: only its devices list them.
+                   || CASE WHEN p.doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
                    'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
-                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]'))
+                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]')) END
                END) ORDER BY p.server_seq), '[]'),
            max(p.server_seq),
            (SELECT count(*) FROM changed)

@@ -42,6 +42,8 @@ BEGIN
     RETURN jsonb_build_object('user_id', uid, 'role', session_user, 'server_seq', coalesce(seq, 0),
                               'channel', (SELECT a.channel FROM diary.account a WHERE a.user_id = uid),
                               'premium', coalesce((SELECT a.premium FROM diary.account a WHERE a.user_id = uid), false),
+                              -- A sealed diary's key envelope (null in clear): what a new device opens with the passphrase.
+                              'envelope', (SELECT k.envelope FROM diary.key_envelope k WHERE k.user_id = uid),
                               'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
 END
 $fn$;
@@ -63,7 +65,7 @@ BEGIN
         RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
     END IF;
     FOREACH t IN ARRAY ARRAY['media_chunk', 'media_object', 'media', 'message', 'entry_tag', 'entry', 'setting',
-                             'conflict', 'push_receipt', 'companion_use'] LOOP
+                             'conflict', 'push_receipt', 'companion_use', 'key_envelope'] LOOP
         EXECUTE format('DELETE FROM diary.%I WHERE user_id = $1', t) USING uid;
         GET DIAGNOSTICS n = ROW_COUNT;
         removed := removed + n;

@@ -39,6 +39,10 @@ final class SupabaseServer: SyncServer {
 
     func whoami() async throws -> JSON { try await rpc("whoami", "{}") }
 
+    func putEnvelope(_ envelope: JSON) async throws {
+        _ = try await rpc("put_envelope", JSON.object([("envelope", envelope)]).serialized)
+    }
+
     /// Removes everything of the person's from the server: their Storage objects first,
     /// through the Storage API while they still may (SQL cannot delete them, and once the
     /// account is gone only the operator can), then every row and their auth user. Cut off

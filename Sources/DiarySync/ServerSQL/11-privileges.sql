@@ -27,7 +27,8 @@ BEGIN
         EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
                        'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
-        EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use TO %I', who);
+        -- A sealed diary's envelope is read here and written only through put_envelope().
+        EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use, diary.key_envelope TO %I', who);
         -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
         EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
         EXECUTE format('GRANT EXECUTE ON FUNCTION
@@ -39,7 +40,10 @@ BEGIN
             diary.apply_entry(uuid, jsonb, bigint), diary.apply_setting(uuid, jsonb, bigint),
             diary.part_clock(jsonb, text), diary.merge_parts(jsonb, jsonb), diary.same_fields(jsonb, jsonb),
             diary.batch_readable(jsonb), diary.batch_clock_ms(jsonb), diary.hlc_ms(text), diary.unreadable_entry_field(jsonb), diary.unreadable_field(jsonb, text, text[]), diary.is_time(jsonb),
-            diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb)
+            diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
+            diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
+            diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
+            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb)
             TO %I', who);
     END LOOP;
 END
@@ -83,5 +87,5 @@ END
 $catalog$;
 
 -- Recorded last, so a script that stopped half-way is not counted as applied.
-INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (9, 'diary-v9-companion-gateway-usage', now())
+INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (10, 'diary-v10-sealed-diaries', now())
     ON CONFLICT DO NOTHING;

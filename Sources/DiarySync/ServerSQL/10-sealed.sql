@@ -1,0 +1,186 @@
+-- ---------------------------------------------------------------------------------------
+-- Sealed diaries. A sealed account's devices seal every part of a record before it leaves
+-- them (XChaCha20-Poly1305, bound to the account, the record, the part and its clock); what
+-- stays in clear is what the server needs: ids, the links between them, clocks, device ids,
+-- tombstones, items-key numbers and padded sizes. The server checks only that envelope
+-- here; the field checks of 03-record-checks.sql are the devices' job for sealed records,
+-- before a push and after a pull. Merging is the same as for clear records (04-merge.sql),
+-- part by part on the parts' clocks.
+
+-- A sealed value as the devices write it: 'ib1.<items key>.<base64 of nonce, sealed
+-- padded value, tag>', its key one the account has, at least a nonce, the 256-byte
+-- smallest padding and a tag long (396 base64 characters), at most 16 MiB.
+CREATE OR REPLACE FUNCTION diary.is_box(v jsonb, keys int) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT CASE WHEN jsonb_typeof(v) = 'string' AND length(v #>> '{}') BETWEEN 402 AND 16777216
+                             AND (v #>> '{}') ~ '^ib1\.[1-9][0-9]*\.[A-Za-z0-9+/]+=*$'
+                             AND length(split_part(v #>> '{}', '.', 2)) <= 9
+                             AND length(split_part(v #>> '{}', '.', 3)) % 4 = 0
+                        THEN split_part(v #>> '{}', '.', 2)::int <= keys ELSE false END $fn$;
+
+-- A keyed name (a media object's, a tag's, a setting key's): 64 lowercase hex digits.
+CREATE OR REPLACE FUNCTION diary.is_keyed_name(v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT jsonb_typeof(v) = 'string' AND length(v #>> '{}') = 64 AND (v #>> '{}') ~ '^[0-9a-f]+$' $fn$;
+
+-- The clock and tombstone every sealed row has in clear: a clock, a device, and a
+-- deletion time or null.
+CREATE OR REPLACE FUNCTION diary.is_sealed_clock(v jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT diary.is_hlc(v->'hlc') AND jsonb_typeof(v->'device_id') = 'string'
+                   AND length(v->>'device_id') BETWEEN 1 AND 64 AND strpos(v->>'device_id', E'\n') = 0
+                   AND (NOT diary.is_given(v->'deleted_at') OR diary.is_time(v->'deleted_at')) $fn$;
+
+-- The first part of a sealed entry record that is not as the devices write it, or NULL.
+-- A field in clear that has no business there (a title, a tag's name) is refused too: a
+-- device that would leak it is stopped here.
+CREATE OR REPLACE FUNCTION diary.unsealed_entry_field(rec jsonb, keys int) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    part text;
+    list text;
+    child jsonb;
+    n int;
+BEGIN
+    IF jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"entry"' THEN
+        RETURN 'kind';
+    END IF;
+    IF rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[] <> '{}' THEN
+        RETURN (SELECT min(k) FROM jsonb_object_keys(rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[]) k);
+    END IF;
+    IF NOT diary.is_id(rec->'id') THEN RETURN 'id'; END IF;
+    IF NOT diary.is_sealed_clock(rec) THEN RETURN 'hlc'; END IF;
+    IF jsonb_typeof(rec->'parts') IS DISTINCT FROM 'object'
+       OR (rec->'parts') - '{content,star,trash,order}'::text[] <> '{}' THEN
+        RETURN 'parts';
+    END IF;
+    FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+        -- The content's clock is always there; the others only once that part was changed.
+        IF jsonb_typeof(rec->'parts'->part) IS DISTINCT FROM 'object'
+           OR (rec->'parts'->part) - '{hlc,box}'::text[] <> '{}'
+           OR NOT diary.is_box(rec->'parts'->part->'box', keys)
+           OR ((part = 'content' OR diary.is_given(rec->'parts'->part->'hlc')) AND NOT diary.is_hlc(rec->'parts'->part->'hlc')) THEN
+            RETURN 'parts.' || part;
+        END IF;
+    END LOOP;
+    FOREACH list IN ARRAY ARRAY['media', 'messages', 'tag_links'] LOOP
+        IF jsonb_typeof(rec->list) IS DISTINCT FROM 'array' THEN
+            RETURN list;
+        END IF;
+        FOR child, n IN SELECT c.value, c.n - 1 FROM jsonb_array_elements(rec->list) WITH ORDINALITY AS c(value, n) LOOP
+            IF jsonb_typeof(child) IS DISTINCT FROM 'object'
+               OR child - (CASE list WHEN 'media' THEN '{id,object,hlc,device_id,deleted_at,box}'
+                                     WHEN 'messages' THEN '{id,hlc,device_id,deleted_at,box}'
+                                     ELSE '{name,hlc,device_id,deleted_at,box}' END)::text[] <> '{}'
+               OR NOT (CASE list WHEN 'tag_links' THEN diary.is_keyed_name(child->'name') ELSE diary.is_id(child->'id') END)
+               OR (list = 'media' AND NOT diary.is_keyed_name(child->'object'))
+               OR NOT diary.is_sealed_clock(child) OR NOT diary.is_box(child->'box', keys) THEN
+                RETURN format('%s[%s]', list, n);
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$fn$;
+
+-- The same for a sealed setting: its key a keyed name, its value and time in the seal.
+CREATE OR REPLACE FUNCTION diary.unsealed_setting_field(rec jsonb, keys int) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT CASE WHEN jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"setting"' THEN 'kind'
+                        WHEN rec - '{kind,key,sealed,hlc,device_id,box}'::text[] <> '{}' THEN 'fields'
+                        WHEN NOT diary.is_keyed_name(rec->'key') THEN 'key'
+                        WHEN NOT diary.is_sealed_clock(rec) OR diary.is_given(rec->'deleted_at') THEN 'hlc'
+                        WHEN NOT diary.is_box(rec->'box', keys) THEN 'box' END $fn$;
+
+-- The newest wall-clock time (ms) among the clocks of a sealed record that passed the
+-- checks above.
+CREATE OR REPLACE FUNCTION diary.sealed_clock_ms(rec jsonb) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT max(diary.hlc_ms(c.value #>> '{}'))
+              FROM (SELECT rec->'hlc'
+                    UNION ALL SELECT jsonb_path_query(rec, '$.parts.*.hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.media[*].hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.messages[*].hlc')
+                    UNION ALL SELECT jsonb_path_query(rec, '$.tag_links[*].hlc')) c(value)
+             WHERE jsonb_typeof(c.value) = 'string' $fn$;
+
+-- Merges two live versions of a sealed entry: each part (its clock beside it) to the side
+-- that changed it last, as merge_parts does for a clear one; the entry's clock is the
+-- newer one's. A clear version meeting a sealed one (an account being sealed) gives way.
+CREATE OR REPLACE FUNCTION diary.merge_sealed_parts(stored jsonb, incoming jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    merged jsonb := stored;
+    part text;
+BEGIN
+    IF NOT (stored ? 'parts') THEN
+        RETURN incoming;
+    ELSIF NOT (incoming ? 'parts') THEN
+        RETURN stored;
+    END IF;
+    FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+        IF diary.part_clock(incoming, part) > diary.part_clock(stored, part) THEN
+            merged := jsonb_set(merged, ARRAY['parts', part], incoming->'parts'->part);
+        END IF;
+    END LOOP;
+    IF incoming->>'hlc' COLLATE "C" > stored->>'hlc' COLLATE "C" THEN
+        merged := merged || jsonb_build_object('hlc', incoming->'hlc', 'device_id', incoming->'device_id');
+    END IF;
+    RETURN merged;
+END
+$fn$;
+
+-- Stores the caller's key envelope: the first one makes the account sealed (only while it
+-- holds no clear pages or settings); a later one (a new passphrase, a new items key) must
+-- hold the same diary key and every items key the account had. The passphrase's cost may
+-- not fall under the floor every device enforces. SECURITY DEFINER: people read their
+-- envelope but write it only through here. Returns {key_id, items_keys}.
+CREATE OR REPLACE FUNCTION diary.put_envelope(envelope jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    stored record;
+    numbers int[];
+BEGIN
+    IF jsonb_typeof(envelope) IS DISTINCT FROM 'object' OR envelope->'format' IS DISTINCT FROM '1'
+       OR envelope->>'kdf' IS DISTINCT FROM 'argon2id13' OR jsonb_typeof(envelope->'key_id') IS DISTINCT FROM 'string'
+       OR envelope->>'key_id' !~ '^[0-9a-f]+$' OR length(envelope->>'key_id') <> 16
+       OR jsonb_typeof(envelope->'items_keys') IS DISTINCT FROM 'array' OR length(envelope::text) > 65536 THEN
+        RAISE EXCEPTION 'not a key envelope' USING ERRCODE = '22023';
+    END IF;
+    IF NOT (jsonb_typeof(envelope->'ops') = 'number' AND jsonb_typeof(envelope->'mem') = 'number'
+            AND (envelope->>'ops')::numeric >= 2 AND (envelope->>'mem')::numeric >= 67108864) THEN
+        RAISE EXCEPTION 'the passphrase cost is under the floor (2 passes, 64 MiB)' USING ERRCODE = '22023';
+    END IF;
+    SELECT array_agg((k->>'id')::int ORDER BY (k->>'id')::int) INTO numbers
+      FROM jsonb_array_elements(envelope->'items_keys') k
+     WHERE jsonb_typeof(k->'id') = 'number' AND (k->>'id') ~ '^[1-9][0-9]{0,8}$';
+    IF coalesce(cardinality(numbers), 0) = 0 OR cardinality(numbers) <> jsonb_array_length(envelope->'items_keys')
+       OR numbers <> ARRAY(SELECT generate_series(1, cardinality(numbers))) THEN
+        RAISE EXCEPTION 'items keys are numbered 1, 2, … without a gap' USING ERRCODE = '22023';
+    END IF;
+    SELECT k.key_id, k.items_keys INTO stored FROM diary.key_envelope k WHERE k.user_id = uid FOR UPDATE;
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT 1 FROM diary.entry e WHERE e.user_id = uid AND NOT (e.doc ? 'parts'))
+           OR EXISTS (SELECT 1 FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed) THEN
+            RAISE EXCEPTION 'this account holds pages in clear; seal them with diary-sync encrypt' USING ERRCODE = '55000';
+        END IF;
+        INSERT INTO diary.key_envelope (user_id, key_id, items_keys, envelope)
+        VALUES (uid, envelope->>'key_id', cardinality(numbers), envelope);
+    ELSIF stored.key_id <> envelope->>'key_id' THEN
+        RAISE EXCEPTION 'this envelope holds another diary key' USING ERRCODE = '55000';
+    ELSIF cardinality(numbers) < stored.items_keys THEN
+        RAISE EXCEPTION 'an items key may not be taken away' USING ERRCODE = '55000';
+    ELSE
+        UPDATE diary.key_envelope k SET items_keys = cardinality(numbers), envelope = put_envelope.envelope, updated_at = now()
+         WHERE k.user_id = uid;
+    END IF;
+    RETURN jsonb_build_object('key_id', envelope->>'key_id', 'items_keys', cardinality(numbers));
+END
+$fn$;
