@@ -154,7 +154,7 @@ let package = Package(
         .target(
             name: "DiaryTestSupport",
             dependencies: [
-                "DiaryKit", "SyncSession", "DiarySync",
+                "DiaryKit", "SyncSession", "DiarySync", "DiarySeal",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/DiaryTestSupport"
@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "SyncSessionTests", dependencies: ["SyncSession", "DiaryTestSupport"]),
         .testTarget(name: "DiarySealTests", dependencies: ["DiarySeal", "DiaryTestSupport"]),
         .testTarget(name: "DiarySyncTests", dependencies: [
-            "DiarySync", "DiaryTestSupport", "FakeServers",
+            "DiarySync", "DiarySeal", "DiaryTestSupport", "FakeServers",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOCore", package: "swift-nio"),
         ]),
         .testTarget(name: "DiaryCLITests", dependencies: ["DiaryCLI", "DiaryTestSupport"]),

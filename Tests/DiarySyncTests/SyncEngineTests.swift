@@ -481,6 +481,7 @@ private final class SlowServer: SyncServer {
         try await inner.pull(after: cursor, limit: limit, device: device)
     }
     func whoami() async throws -> JSON { try await inner.whoami() }
+    func putEnvelope(_ envelope: JSON) async throws { try await inner.putEnvelope(envelope) }
     func deleteAccount() async throws -> Int64 { try await inner.deleteAccount() }
     func presentMedia(_ shas: [String]) async throws -> Set<String> { try await inner.presentMedia(shas) }
     func upload(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {

@@ -1,6 +1,7 @@
 import Crypto
 import DiaryKit
-import DiarySync
+import DiarySeal
+@testable import DiarySync
 import SyncSession
 import Foundation
 
@@ -50,6 +51,14 @@ final class TestServer: Sendable {
         var address: ServerAddress
         var password: String
         var userId: String
+
+        /// Seals the person's diary on the server (as a first login does) and returns its keys;
+        /// the passphrase costs the floor, to keep tests quick.
+        func seal(passphrase: String = "a passphrase for tests") async throws -> (keys: DiaryKeys, envelope: KeyEnvelope, recoveryKey: RecoveryKey) {
+            let made = try DiaryKeys.create(account: userId, passphrase: passphrase, cost: .floor)
+            try await ServerConnection.with(address, password: password) { try await $0.putEnvelope(made.envelope.json) }
+            return made
+        }
     }
 
     func addPerson(_ prefix: String = "p") async throws -> Person {
@@ -70,17 +79,26 @@ final class TestDevice {
     let diary: TestDiary
     let person: TestServer.Person
     var store: DiaryStore { diary.store }
+    /// A sealed diary's keys on this device (kept across syncs, as the key file is); nil in clear.
+    var keys: SyncKeys?
 
-    init(_ person: TestServer.Person, wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
+    init(_ person: TestServer.Person, keys: DiaryKeys? = nil, wallClock: @escaping @Sendable () -> Date = { Date() }) throws {
         diary = try TestDiary(wallClock: wallClock)
         self.person = person
         try store.ledger.bindSyncUser(person.userId)
+        if let keys {
+            try KeyFile.save(keys, store.paths)
+            self.keys = SyncKeys(keys, paths: store.paths)
+        }
+    }
+
+    var credentials: Credentials {
+        Credentials(address: person.address, password: person.password, userId: person.userId, consentVersion: 1)
     }
 
     @discardableResult
     func sync(_ steps: SyncEngine.Steps = .all) async throws -> SyncReport {
-        let credentials = Credentials(address: person.address, password: person.password, userId: person.userId, consentVersion: 1)
-        return try await SyncEngine(store: store, userId: person.userId).run(credentials, steps: steps)
+        try await SyncEngine(store: store, userId: person.userId, keys: keys).run(credentials, steps: steps)
     }
 
     /// Every entry, tombstones included, as archive JSON lines sorted by id: what two

@@ -30,9 +30,16 @@ private struct SyncServer {
                           userId: try #require(line["user_id"] as? String))
     }
 
-    /// Logs a device in with the password on stdin, accepting the server's terms.
-    func login(_ device: Sandbox) throws -> RunResult {
-        try device.run("diary-sync", ["login", "--url", userURL, "--password-stdin", "--accept-consent"], stdin: password + "\n")
+    /// The diary passphrase the tests' devices give (from a file, as scripts do).
+    static let passphrase = "a diary passphrase for tests"
+
+    /// Logs a device in with the password on stdin, accepting the server's terms: sealed (the
+    /// default for a new account; the passphrase read from a file), or in clear.
+    func login(_ device: Sandbox, sealed: Bool = true) throws -> RunResult {
+        let file = device.root.appendingPathComponent("passphrase")
+        try Data((Self.passphrase + "\n").utf8).write(to: file)
+        return try device.run("diary-sync", ["login", "--url", userURL, "--password-stdin", "--accept-consent"]
+                                  + (sealed ? ["--passphrase-file", file.path] : ["--no-seal"]), stdin: password + "\n")
     }
 
     func count(_ table: String) throws -> Int {

@@ -48,7 +48,7 @@ extension DiaryStore {
                                          timeZone.identifier, Timestamps.localDate(occurredAt, zone: timeZone), persona, provider,
                                          title, summary, now, reflection.json.serialized])
             try enqueue(db, table: .entry, rowId: id, hlc: hlc)
-            try replaceTags(db, entryId: id, names: tags.compactMap(TagName.normalize), hlc: hlc, now: now)
+            try replaceTags(db, entryId: id, names: tags, hlc: hlc, now: now)
             try Self.reindex(db, entryId: id)
         }
         return id
@@ -263,8 +263,13 @@ extension DiaryStore {
     }
 
     func replaceTags(_ db: Database, entryId: String, names: [String], hlc: String, now: Int64) throws {
+        // Stored only in their one spelling, once each, whoever gave them (a model's reply, an
+        // import, a script): a name a reader would spell otherwise would not read back the same.
         var tagIds: [String] = []
-        for name in names { tagIds.append(try tagId(db, name: name, hlc: hlc, now: now)) }
+        for name in names.compactMap(TagName.normalize) {
+            let id = try tagId(db, name: name, hlc: hlc, now: now)
+            if !tagIds.contains(id) { tagIds.append(id) }
+        }
         let previous = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT tag_id FROM entry_tag WHERE entry_id = ?"), arguments: [entryId]))
         let removed = previous.subtracting(tagIds)
         let added = tagIds.filter { !previous.contains($0) }
