@@ -214,6 +214,8 @@ def report(work):
 
     sync_rows("push", f"push {entries:,} entries, `diary-sync push` on A (n={info.get('runs')})", "pushed")
     sync_rows("pull", f"pull {entries:,} entries, `diary-sync pull` on a fresh B (n={info.get('runs')})", "pulled")
+    sync_rows("push-sealed", f"push {entries:,} entries sealed, `diary-sync push` on A (n={info.get('runs')})", "pushed")
+    sync_rows("pull-sealed", f"pull {entries:,} entries sealed, `diary-sync pull` on a fresh B (n={info.get('runs')})", "pulled")
     sync_rows("push-supabase", f"push {entries:,} entries through the Supabase stand-in on this machine "
               f"(n={info.get('runs')})", "pushed")
     sync_rows("pull-supabase", f"pull {entries:,} entries through the Supabase stand-in on this machine "

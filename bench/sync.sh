@@ -10,6 +10,9 @@
 #      (entries, messages, tag links) per user. Then A's next full sync, once: A has not
 #      pulled yet; the server does not send a device back what its own pushes left as
 #      they are, so this sync should move nothing and cost about one no-op round trip.
+#      Each run then does the same for a sealed account (push-sealed, pull-sealed: the
+#      account sealed at its first login, every record sealed before it leaves A and
+#      opened on B), so the two compare within one run.
 #  1b. the same push and pull (RUNS runs, new devices and a new person each) through a
 #      Supabase project's APIs: `diary-sync signup --supabase` / `login --supabase`, then
 #      push and pull over HTTP. No live project is reachable from here; the tests' stand-in
@@ -159,11 +162,15 @@ json_field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[
 user_add() { # NAME: the new login's {"password","user_id"} in users/NAME.json
     "$sync_bin" user-add "$1" --url "$admin_url" --json >"$work/users/$1.json" 2>>"$work/stderr.log"
 }
-login() { # DEVICE USER (a fresh device when it has no folder yet)
+# The diary passphrase of the sealed runs (a file, as scripts give it).
+printf 'a bench passphrase\n' >"$work/passphrase"
+login() { # DEVICE USER [sealed] (a fresh device when it has no folder yet); in clear unless "sealed"
     mkdir -p "$work/dev/$1/home" "$work/dev/$1/state"
+    local seal=(--no-seal)
+    [ "${3:-}" = sealed ] && seal=(--passphrase-file "$work/passphrase")
     json_field "$work/users/$2.json" password \
         | dev "$1" "$sync_bin" login --url "postgres://$2@127.0.0.1:$port/diary_test" --password-stdin --accept-consent \
-            >>"$work/stderr.log" 2>&1
+            "${seal[@]}" >>"$work/stderr.log" 2>&1
 }
 # The device's pull cursor in its diary (sync_state), for the workaround in step 1.
 count_entries() { sqlite3 -readonly "$work/dev/$1/home/diary.sqlite" "SELECT count(*) FROM entry"; }
@@ -219,6 +226,17 @@ for run in $(seq 1 "$runs"); do
     login "b$run" "$user"
     measure pull "$run" "b$run" "$sync_bin" pull --json
     echo "run $run: A has $(count_entries "a$run") entries, B pulled into $(count_entries "b$run")" >>"$work/checks.txt"
+    # The same diary sealed (a new account, sealed at its first login), in the same run so
+    # that the two compare on the same machine state.
+    user_add "bench_s$run"
+    mkdir -p "$work/dev/sealed-a$run"
+    cp -a "$work/corpus" "$work/dev/sealed-a$run/home"
+    login "sealed-a$run" "bench_s$run" sealed
+    measure push-sealed "$run" "sealed-a$run" "$sync_bin" push --json
+    login "sealed-b$run" "bench_s$run" sealed
+    measure pull-sealed "$run" "sealed-b$run" "$sync_bin" pull --json
+    echo "sealed run $run: A has $(count_entries "sealed-a$run") entries, B pulled into $(count_entries "sealed-b$run")" >>"$work/checks.txt"
+    rm -rf "$work/dev/sealed-a$run" "$work/dev/sealed-b$run"
     # Only the last run's devices go on to the next steps.
     if [ "$run" -lt "$runs" ]; then rm -rf "$work/dev/a$run" "$work/dev/b$run"; fi
 done
@@ -248,10 +266,10 @@ if [ "${SUPABASE:-1}" != 0 ]; then
         mkdir -p "$work/dev/sa$run/state" "$work/dev/sb$run/home" "$work/dev/sb$run/state"
         cp -a "$work/corpus" "$work/dev/sa$run/home"
         echo "bench-password-$run" | dev "sa$run" "$sync_bin" signup --supabase "$sb_project" --anon-key "$sb_key" \
-            --email "bench$run@example.com" --password-stdin --accept-consent >>"$work/stderr.log" 2>&1
+            --email "bench$run@example.com" --password-stdin --accept-consent --no-seal >>"$work/stderr.log" 2>&1
         measure push-supabase "$run" "sa$run" "$sync_bin" push --json
         echo "bench-password-$run" | dev "sb$run" "$sync_bin" login --supabase "$sb_project" --anon-key "$sb_key" \
-            --email "bench$run@example.com" --password-stdin --accept-consent >>"$work/stderr.log" 2>&1
+            --email "bench$run@example.com" --password-stdin --accept-consent --no-seal >>"$work/stderr.log" 2>&1
         measure pull-supabase "$run" "sb$run" "$sync_bin" pull --json
         echo "Supabase run $run: A has $(count_entries "sa$run") entries, B pulled into $(count_entries "sb$run")" >>"$work/checks.txt"
         rm -rf "$work/dev/sa$run" "$work/dev/sb$run"
@@ -361,7 +379,7 @@ rm -rf "$work/dev/big"
 mkdir -p "$work/dev/big/home" "$work/dev/big/state"
 python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["password"])' "$work/users/$big.json" \\
     | DIARY_HOME="$work/dev/big/home" XDG_STATE_HOME="$work/dev/big/state" \\
-      "$sync_bin" login --url "postgres://$big@127.0.0.1:$port/diary_test" --password-stdin --accept-consent >/dev/null 2>&1
+      "$sync_bin" login --url "postgres://$big@127.0.0.1:$port/diary_test" --password-stdin --accept-consent --no-seal >/dev/null 2>&1
 EOF
     chmod +x "$work/fresh-device.sh"
     bash "$work/fresh-device.sh"

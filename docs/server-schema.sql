@@ -329,9 +329,9 @@ $rls$;
 -- An operator who wants one for everyone (D-011) adds it, e.g.
 --   INSERT INTO diary.config VALUES ('provider', '"openai"');
 INSERT INTO diary.config (key, value) VALUES ('consent', jsonb_build_object(
-    'version', 1,
-    'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。這些內容在伺服器上並沒有另外加密，經營這台伺服器的人可以讀到它們，所以請只在你信任對方的時候開啟同步。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
-    'en', $consent$When you turn on sync, this server keeps a copy of your diary so that all your devices show the same one: every page you write, your conversations with the InnerBloom companion, your photos and other media, your tags and your settings. They are not encrypted separately on the server, so whoever runs this server can read them; please turn sync on only if you trust them. You can stop syncing at any time. Deleting your account removes everything of yours from this server, while the diary on your own devices stays with you. Copies in the server's backups may take a little longer to disappear.$consent$
+    'version', 2,
+    'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。新帳號預設會加密：這些內容在離開你的裝置之前就已封好，伺服器只存放它讀不懂的資料，但仍看得到你何時寫、大約有幾篇、多大。若你選擇不加密（--no-seal），或你的帳號在加密推出前就已開始同步，經營這台伺服器的人就能讀到內容，所以請只在你信任對方的時候這麼做。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
+    'en', $consent$When you turn on sync, this server keeps a copy of your diary so that all your devices show the same one: every page you write, your conversations with the InnerBloom companion, your photos and other media, your tags and your settings. A new account is sealed by default: all of it is sealed before it leaves your device, and the server keeps only what it cannot read, though it still sees when you write and roughly how many pages there are and how big. If you choose not to seal (--no-seal), or your account synced before sealing existed, whoever runs this server can read it; then please turn sync on only if you trust them. You can stop syncing at any time. Deleting your account removes everything of yours from this server, while the diary on your own devices stays with you. Copies in the server's backups may take a little longer to disappear.$consent$
 )) ON CONFLICT (key) DO NOTHING;
 
 -- ---------------------------------------------------------------------------------------

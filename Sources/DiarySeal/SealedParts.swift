@@ -52,6 +52,12 @@ extension DiaryKeys {
         Hex.string(Sodium.keyedHash(Array("\(kind.rawValue)\n\(name)".utf8), key: Sodium.subkey(of: diaryKey, context: "keynames", id: 1)))
     }
 
+    /// A push's idempotency key for a record whose clear form is `clear`: the same however
+    /// often it is sealed, and nothing a server could check a guess against.
+    package func pushKey(_ clear: [UInt8]) -> String {
+        Hex.string(Sodium.keyedHash(clear, key: Sodium.subkey(of: diaryKey, context: "pushkeys", id: 1)))
+    }
+
     /// The padded size of a value of `length` bytes: at least 256, then "Padmé" (at most
     /// about 12 % more), so a size leaves only about log log of the length to guess from.
     static func paddedSize(_ length: Int) -> Int {

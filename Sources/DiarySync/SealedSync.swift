@@ -38,15 +38,19 @@ package final class SyncKeys: Sendable {
         return true
     }
 
-    /// The record as it leaves this device: sealed, after the checks a server would make.
-    func wire(_ record: QueuedChange.Record) throws -> String {
+    /// The record as it leaves this device, sealed after the checks a server would make, and
+    /// its idempotency key: a keyed hash of the record in clear, so that the same change
+    /// sealed again (new nonces) after a lost answer is still recognised as sent.
+    func wire(_ record: QueuedChange.Record) throws -> (text: String, key: String) {
+        let keys = keys
         switch record {
         case let .entry(entry):
+            let clear = entry.json
             // What another device could not read back stops here, named, instead of reaching it.
-            _ = try EntryRecord(json: entry.json)
-            return try keys.sealed(entry).serialized
+            _ = try EntryRecord(json: clear)
+            return (try keys.sealed(entry).serialized, keys.pushKey(Array(clear.serialized.utf8)))
         case let .setting(setting):
-            return try keys.sealed(setting).serialized
+            return (try keys.sealed(setting).serialized, keys.pushKey(Array(setting.syncJSON.serialized.utf8)))
         }
     }
 }
@@ -100,15 +104,16 @@ package enum SealedAccount {
         case clear(hasChanges: Bool)
     }
 
-    /// Looks at the person's account on the server.
-    package static func look(_ credentials: Credentials, paths: DiaryPaths) async throws -> Found {
-        let me = try await credentials.withServer(paths: paths) { try await $0.whoami() }
+    /// Looks at the person's account on the server; `saved` is false during a login, before
+    /// the credentials are kept.
+    package static func look(_ credentials: Credentials, paths: DiaryPaths, saved: Bool = true) async throws -> Found {
+        let me = try await credentials.withServer(paths: paths, saved: saved) { try await $0.whoami() }
         if let json = me["envelope"], json != .null { return .sealed(try KeyEnvelope(json: json)) }
         return .clear(hasChanges: (me["server_seq"]?.doubleValue ?? 0) > 0)
     }
 
     /// Stores `envelope` as the person's (the first one seals the account).
-    package static func put(_ envelope: KeyEnvelope, _ credentials: Credentials, paths: DiaryPaths) async throws {
-        try await credentials.withServer(paths: paths) { try await $0.putEnvelope(envelope.json) }
+    package static func put(_ envelope: KeyEnvelope, _ credentials: Credentials, paths: DiaryPaths, saved: Bool = true) async throws {
+        try await credentials.withServer(paths: paths, saved: saved) { try await $0.putEnvelope(envelope.json) }
     }
 }

@@ -105,13 +105,14 @@ extension ServerConnection: SyncServer {
 }
 
 extension Credentials {
-    /// Reaches the server this login names, runs `body`, and lets go of it.
-    func withServer<T: Sendable>(paths: DiaryPaths, _ body: (any SyncServer) async throws -> T) async throws -> T {
+    /// Reaches the server this login names, runs `body`, and lets go of it. A Supabase session
+    /// not `saved` yet (a login in progress) is used as it was granted, never renewed.
+    func withServer<T: Sendable>(paths: DiaryPaths, saved: Bool = true, _ body: (any SyncServer) async throws -> T) async throws -> T {
         switch login {
         case let .postgres(address, password):
             return try await ServerConnection.with(address, password: password) { try await body($0) }
         case let .supabase(session):
-            return try await body(SupabaseServer(SupabaseTokens(session, paths: paths)))
+            return try await body(SupabaseServer(SupabaseTokens(session, paths: paths, saved: saved)))
         }
     }
 }

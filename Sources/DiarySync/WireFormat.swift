@@ -8,7 +8,7 @@ import Foundation
 
 /// One change ready to go up: its record as the server takes it, keyed for idempotency.
 struct OutgoingChange: Sendable {
-    /// The SHA-256 of the record as sent, so a resend is recognised.
+    /// The SHA-256 of the record as sent (sealed: a keyed hash of it in clear), so a resend is recognised.
     var key: String
     /// The record as sent, serialised once: the key is its hash and the batch is made of it.
     var text: String
@@ -18,14 +18,14 @@ struct OutgoingChange: Sendable {
     /// The change as it travels: in clear, or sealed with `keys`.
     init(_ queued: QueuedChange, keys: SyncKeys? = nil) throws {
         if let keys {
-            text = try keys.wire(queued.record)
+            (text, key) = try keys.wire(queued.record)
         } else {
             switch queued.record {
             case let .entry(entry): text = entry.json.serialized
             case let .setting(setting): text = setting.syncJSON.serialized
             }
+            key = Hex.string(SHA256.hash(data: Array(text.utf8)))
         }
-        key = Hex.string(SHA256.hash(data: Array(text.utf8)))
         self.queued = queued
     }
 

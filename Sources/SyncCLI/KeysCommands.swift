@@ -55,12 +55,13 @@ struct SealingOptions: ParsableArguments {
     /// (its recovery key printed once), or none for a diary in clear.
     func keys(for credentials: Credentials, context: CommandContext, store: DiaryStore) async throws -> DiaryKeys? {
         let account = credentials.userId
-        switch try await SealedAccount.look(credentials, paths: store.paths) {
+        // The login is not kept yet: its session is used as granted.
+        switch try await SealedAccount.look(credentials, paths: store.paths, saved: false) {
         case let .sealed(envelope):
             if let recovery = try recovery() {
                 let keys = try DiaryKeys.open(envelope, account: account, recoveryKey: recovery)
                 let changed = try keys.rewrapped(envelope, passphrase: try newPassphrase(context))
-                try await SealedAccount.put(changed, credentials, paths: store.paths)
+                try await SealedAccount.put(changed, credentials, paths: store.paths, saved: false)
                 context.say(.passphraseChanged)
                 return keys
             }
@@ -74,7 +75,7 @@ struct SealingOptions: ParsableArguments {
                 return nil
             }
             let made = try DiaryKeys.create(account: account, passphrase: try newPassphrase(context))
-            try await SealedAccount.put(made.envelope, credentials, paths: store.paths)
+            try await SealedAccount.put(made.envelope, credentials, paths: store.paths, saved: false)
             // Kept at once: from here on the server takes only sealed pages from this account.
             try KeyFile.save(made.keys, store.paths)
             context.say(.recoveryKeyShown)

@@ -1,5 +1,6 @@
 import Crypto
 @testable import DiaryKit
+import DiarySeal
 @testable import DiarySync
 @testable import SyncSession
 import FakeServers
@@ -75,6 +76,8 @@ final class SupabaseDevice: @unchecked Sendable {
     let credentials: Credentials
     var store: DiaryStore { diary.store }
     var paths: DiaryPaths { store.paths }
+    /// A sealed diary's keys on this device; nil in clear.
+    var keys: SyncKeys?
 
     init(_ session: SupabaseSession, userId: String) throws {
         diary = try TestDiary()
@@ -94,7 +97,7 @@ final class SupabaseDevice: @unchecked Sendable {
     func sync(_ steps: SyncEngine.Steps = .all) async throws -> SyncReport {
         // As every command does: the login as saved now (a refresh may have replaced it).
         let saved = try #require(try Credentials.load(paths))
-        return try await SyncEngine(store: store, userId: saved.userId).run(saved, steps: steps)
+        return try await SyncEngine(store: store, userId: saved.userId, keys: keys).run(saved, steps: steps)
     }
 
     var session: SupabaseSession {
@@ -158,6 +161,56 @@ struct SupabaseSyncTests {
         #expect(try await b.sync().isEmpty)
         #expect(server.fake.requests.count - before == 1)
         #expect(server.fake.requests.suffix(1).first?.path == "/rest/v1/rpc/pull")
+    }
+
+    @Test func aSealedDiaryTravelsThroughRPCAndStorageUnreadable() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let project = try server.project
+        let email = randomEmail()
+        guard case let .session(session, userId) = try await project.signUp(email: email, password: "sea-breeze-42") else {
+            Issue.record("autoconfirm gives a session at once")
+            return
+        }
+        let a = try SupabaseDevice(session, userId: userId)
+        let made = try DiaryKeys.create(account: userId, passphrase: "a passphrase for tests", cost: .floor)
+        try await SealedAccount.put(made.envelope, a.credentials, paths: a.paths)
+        a.keys = SyncKeys(made.keys, paths: a.paths)
+        let b = try await SupabaseDevice.logIn(project, email, "sea-breeze-42")
+        guard case let .sealed(envelope) = try await SealedAccount.look(b.credentials, paths: b.paths) else {
+            Issue.record("the envelope comes back through RPC")
+            return
+        }
+        b.keys = SyncKeys(try DiaryKeys.open(envelope, account: userId, passphrase: "a passphrase for tests"), paths: b.paths)
+
+        // Over 6 MiB: the resumable upload, chunk by chunk.
+        let marker = "marker" + UUID().uuidString
+        let photo = Array(marker.utf8) + randomBytes(7 << 20)
+        let item = try a.mediaFile(photo)
+        let page = try a.diary.page(marker, tags: [marker])
+        let beach = try a.diary.draft(marker, media: [item])
+        let first = try await a.sync()
+        #expect(first.pushed == 2 && first.mediaSent == 1 && first.refused == 0)
+        let names = try #require(try await server.adminText("SELECT string_agg(name, ' ') FROM storage.objects WHERE bucket_id = 'diary-media'"))
+        #expect(!names.contains(item.sha256) && !names.contains(".jpg"), "the object's name says nothing of the file")
+        let sent = server.fake.requests.filter { $0.method != "GET" }
+        #expect(!sent.isEmpty)
+        for request in sent {
+            for needle in [marker.prefix(12), item.sha256.prefix(16)] {
+                #expect(request.body.range(of: Data(needle.utf8)) == nil, "\(request.path) carried \(needle)")
+            }
+        }
+
+        let second = try await b.sync()
+        #expect(second.pulled == 2 && second.mediaFetched == 1 && second.rejected == 0)
+        #expect(try b.store.entry(id: page).title == marker)
+        let fetched = ContentAddressedFolder(b.store.paths.media).path(sha256: item.sha256, fileExtension: "jpg")
+        #expect(FileManager.default.contents(atPath: fetched) == Data(photo))
+        #expect(try b.store.entry(id: beach).media.count == 1)
+        #expect(try a.everything() == b.everything())
+        // An idle sealed sync is still one round trip.
+        let before = server.fake.requests.count
+        #expect(try await b.sync().isEmpty)
+        #expect(server.fake.requests.count - before == 1)
     }
 
     @Test func aCodeByEmailLogsInAndWrongAnswersSayWhy() async throws {

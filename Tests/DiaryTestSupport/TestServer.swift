@@ -1,7 +1,7 @@
 import Crypto
 import DiaryKit
 import DiarySeal
-@testable import DiarySync
+import DiarySync
 import SyncSession
 import Foundation
 
@@ -56,7 +56,8 @@ final class TestServer: Sendable {
         /// the passphrase costs the floor, to keep tests quick.
         func seal(passphrase: String = "a passphrase for tests") async throws -> (keys: DiaryKeys, envelope: KeyEnvelope, recoveryKey: RecoveryKey) {
             let made = try DiaryKeys.create(account: userId, passphrase: passphrase, cost: .floor)
-            try await ServerConnection.with(address, password: password) { try await $0.putEnvelope(made.envelope.json) }
+            let credentials = Credentials(address: address, password: password, userId: userId)
+            try await SealedAccount.put(made.envelope, credentials, paths: DiaryPaths(homeFlag: "/nonexistent", environment: [:]))
             return made
         }
     }

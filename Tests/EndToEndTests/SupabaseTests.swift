@@ -39,6 +39,13 @@ struct SupabaseTests {
         return sandbox
     }
 
+    /// `--passphrase-file` with the diary passphrase the tests' devices give.
+    private func passphrase(_ device: Sandbox) throws -> [String] {
+        let file = device.root.appendingPathComponent("passphrase")
+        try Data("a diary passphrase for tests\n".utf8).write(to: file)
+        return ["--passphrase-file", file.path]
+    }
+
     private func sync(_ device: Sandbox, _ arguments: [String] = []) async throws -> [String: Any] {
         let result = try await device.runDetached("diary-sync", arguments + ["--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -56,7 +63,7 @@ struct SupabaseTests {
         #expect(noKey.status == 64)
         #expect(noKey.stderr.contains("anon key"))
         let signup = try await a.runDetached("diary-sync", ["signup", "--supabase", project.url, "--anon-key", project.fake.anonKey,
-                                                            "--email", email, "--password-stdin", "--accept-consent"],
+                                                            "--email", email, "--password-stdin", "--accept-consent"] + passphrase(a),
                                              input: Data("tide-pools-and-shells\n".utf8))
         #expect(signup.status == 0, "\(signup.stderr)")
         #expect(signup.stderr.contains("Logged in"))
@@ -75,7 +82,7 @@ struct SupabaseTests {
         #expect(wrongCode.status == 77)
         #expect(wrongCode.stderr.contains("code is wrong"))
         let login = try await b.runDetached("diary-sync", ["login", "--supabase", project.url, "--email", email, "--code-stdin",
-                                                           "--accept-consent"], input: Data((code + "\n").utf8))
+                                                           "--accept-consent"] + passphrase(b), input: Data((code + "\n").utf8))
         #expect(login.status == 0, "\(login.stderr)")
 
         let photo = try a.makeMedia("shells.jpg", size: "640x480")
@@ -149,7 +156,7 @@ struct SupabaseTests {
             """).status == 0)
         let email = "gw-\(UUID().uuidString.prefix(6).lowercased())@example.com"
         let signup = try await a.runDetached("diary-sync", ["signup", "--supabase", project.url, "--anon-key", project.fake.anonKey,
-                                                            "--email", email, "--password-stdin", "--accept-consent"],
+                                                            "--email", email, "--password-stdin", "--accept-consent"] + passphrase(a),
                                              input: Data("gateway-walks-77\n".utf8))
         #expect(signup.status == 0, "\(signup.stderr)")
         _ = try await sync(a)
@@ -209,7 +216,7 @@ struct SupabaseTests {
         // Within the minute before expiry: each process renews before its first request.
         project.fake.accessTokenSeconds = 30
         let signup = try await a.runDetached("diary-sync", ["signup", "--supabase", project.url, "--anon-key", project.fake.anonKey,
-                                                            "--email", email, "--password-stdin", "--accept-consent"],
+                                                            "--email", email, "--password-stdin", "--accept-consent"] + passphrase(a),
                                              input: Data("racing-clocks-77\n".utf8))
         #expect(signup.status == 0, "\(signup.stderr)")
         project.fake.accessTokenSeconds = 3600
