@@ -9,6 +9,27 @@ package struct DiaryKeys: Sendable {
     let diaryKey: [UInt8]
     /// The items keys by number; parts are sealed with the highest.
     private(set) var itemsKeys: [UInt32: [UInt8]]
+    /// Subkeys of the diary key, each for one use, derived once: a sync uses them thousands of times.
+    let subkeys: Subkeys
+
+    /// What each subkey is for (libsodium's key derivation, an 8-character context each).
+    struct Subkeys: Sendable {
+        /// Keyed names of tags and settings.
+        let names: [UInt8]
+        /// Idempotency keys of pushes.
+        let pushes: [UInt8]
+        /// Media files' keyed names.
+        let mediaNames: [UInt8]
+        /// Media files' own keys.
+        let mediaKeys: [UInt8]
+
+        init(_ diaryKey: [UInt8]) {
+            names = Sodium.subkey(of: diaryKey, context: "keynames", id: 1)
+            pushes = Sodium.subkey(of: diaryKey, context: "pushkeys", id: 1)
+            mediaNames = Sodium.subkey(of: diaryKey, context: "medianam", id: 1)
+            mediaKeys = Sodium.subkey(of: diaryKey, context: "mediakey", id: 1)
+        }
+    }
 
     /// The number of the items key new parts are sealed with.
     package var currentItemsKey: UInt32 { itemsKeys.keys.max() ?? 0 }
@@ -17,6 +38,7 @@ package struct DiaryKeys: Sendable {
         self.account = account
         self.diaryKey = diaryKey
         self.itemsKeys = itemsKeys
+        subkeys = Subkeys(diaryKey)
     }
 
     // MARK: Making and opening the envelope

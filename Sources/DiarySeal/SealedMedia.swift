@@ -16,7 +16,7 @@ package struct SealedMedia: Sendable {
     /// The sealing of the file whose SHA-256 (lowercase hex) is `sha256`.
     package init(sha256: String, keys: DiaryKeys) {
         objectName = keys.mediaObjectName(sha256: sha256)
-        fileKey = Sodium.keyedHash(Array(sha256.utf8), key: Sodium.subkey(of: keys.diaryKey, context: "mediakey", id: 1))
+        fileKey = Sodium.keyedHash(Array(sha256.utf8), key: keys.subkeys.mediaKeys)
         account = keys.account
     }
 
@@ -123,6 +123,6 @@ package struct SealedMedia: Sendable {
 extension DiaryKeys {
     /// The server's name for the file whose SHA-256 is `sha256`: a keyed hash of it.
     package func mediaObjectName(sha256: String) -> String {
-        Hex.string(Sodium.keyedHash(Array(sha256.utf8), key: Sodium.subkey(of: diaryKey, context: "medianam", id: 1)))
+        Hex.string(Sodium.keyedHash(Array(sha256.utf8), key: subkeys.mediaNames))
     }
 }

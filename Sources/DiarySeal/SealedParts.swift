@@ -49,13 +49,13 @@ extension DiaryKeys {
     /// A name (a tag's, a setting's key) as the server may see it: the same on every device
     /// of this diary, and unreadable (a keyed hash, in hex) to anyone without its key.
     package func keyedName(_ name: String, kind: SealBinding.Kind) -> String {
-        Hex.string(Sodium.keyedHash(Array("\(kind.rawValue)\n\(name)".utf8), key: Sodium.subkey(of: diaryKey, context: "keynames", id: 1)))
+        Hex.string(Sodium.keyedHash(Array("\(kind.rawValue)\n\(name)".utf8), key: subkeys.names))
     }
 
     /// A push's idempotency key for a record whose clear form is `clear`: the same however
     /// often it is sealed, and nothing a server could check a guess against.
     package func pushKey(_ clear: [UInt8]) -> String {
-        Hex.string(Sodium.keyedHash(clear, key: Sodium.subkey(of: diaryKey, context: "pushkeys", id: 1)))
+        Hex.string(Sodium.keyedHash(clear, key: subkeys.pushes))
     }
 
     /// The padded size of a value of `length` bytes: at least 256, then "Padmé" (at most

@@ -139,6 +139,75 @@ struct SyncTests {
         watcher.interrupt()
     }
 
+    @Test("a sealed diary: a wrong passphrase keeps nothing, the recovery key sets a new one, keys status, passphrase and rotate")
+    func sealedDiaryKeys() async throws {
+        let a = try device(), b = try device(), c = try device()
+        let server = try SyncServer.make(operator: a)
+        let first = try server.login(a)
+        #expect(first.status == 0, "\(first.stderr)")
+        let recoveryKey = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(recoveryKey.wholeMatch(of: /([0-9A-Z]{4}-){13}[0-9A-Z]{4}/) != nil, "the recovery key, alone on stdout")
+        #expect(first.stderr.contains("recovery key") && !first.stderr.contains(recoveryKey))
+        let keyFile = a.root.appendingPathComponent("state/diary/keys")
+        #expect(try FileManager.default.attributesOfItem(atPath: keyFile.path)[.posixPermissions] as? Int == 0o600)
+        let page = try a.savedPage("a page only its devices can read", photo: try a.makeMedia("tide.jpg"))
+        _ = try sync(a)
+        let status = try a.run("diary-sync", ["keys", "status", "--json"]).lines.first ?? [:]
+        #expect(status["sealed"] as? Bool == true && status["items_key"] as? Int == 1 && status["on_this_device"] as? Bool == true)
+        #expect(status["ops"] as? Int == 3 && status["mem"] as? Int == 256 << 20)
+
+        // A wrong passphrase: 77, and neither keys nor a login stay behind.
+        let wrongFile = b.root.appendingPathComponent("wrong")
+        try Data("not the passphrase at all\n".utf8).write(to: wrongFile)
+        let wrong = try b.run("diary-sync", ["login", "--url", server.userURL, "--password-stdin", "--accept-consent",
+                                             "--passphrase-file", wrongFile.path], stdin: server.password + "\n")
+        #expect(wrong.status == 77)
+        #expect(wrong.stderr.contains("passphrase does not open"))
+        for name in ["keys", "credentials"] {
+            #expect(!FileManager.default.fileExists(atPath: b.root.appendingPathComponent("state/diary/\(name)").path))
+        }
+        let noPassphrase = try b.run("diary-sync", ["login", "--url", server.userURL, "--password-stdin", "--accept-consent"],
+                                     stdin: server.password + "\n")
+        #expect(noPassphrase.status == 64 && noPassphrase.stderr.contains("--passphrase-file"))
+
+        // The recovery key opens it on C and sets a new passphrase; only the envelope changes.
+        let rows = "SELECT md5(string_agg(doc::text, '' ORDER BY id)) FROM diary.entry"
+        let before = try psql(server.admin, rows).output
+        let newFile = c.root.appendingPathComponent("new")
+        try Data("a brand new passphrase\n".utf8).write(to: newFile)
+        let recovered = try c.run("diary-sync", ["login", "--url", server.userURL, "--password-stdin", "--accept-consent",
+                                                 "--recovery-key", "-", "--passphrase-file", newFile.path],
+                                  stdin: server.password + "\n" + recoveryKey.lowercased().replacingOccurrences(of: "-", with: " ") + "\n")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(try psql(server.admin, rows).output == before)
+        #expect(try server.login(b).status == 77, "the old passphrase no longer opens it")
+        let renewed = try b.run("diary-sync", ["login", "--url", server.userURL, "--password-stdin", "--accept-consent",
+                                               "--passphrase-file", newFile.path], stdin: server.password + "\n")
+        #expect(renewed.status == 0, "\(renewed.stderr)")
+        #expect(try sync(b)["pulled"] as? Int == 1)
+        #expect(try everything(b).contains(page))
+        #expect(try everything(a) == everything(b))
+
+        // A new passphrase from A, then a new items key: B, with the old keys, still reads what comes.
+        let changed = try a.run("diary-sync", ["keys", "passphrase", "--passphrase-file", wrongFile.path])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        let rotated = try a.run("diary-sync", ["keys", "rotate"])
+        #expect(rotated.status == 0 && rotated.stderr.contains("Items key 2"), "\(rotated.stderr)")
+        let later = try a.savedPage("after the rotation", photo: try a.makeMedia("later.jpg"))
+        _ = try sync(a)
+        #expect(try psql(server.admin, "SELECT doc->'parts'->'content'->>'box' FROM diary.entry WHERE id = '\(later)'").output.hasPrefix("ib1.2."))
+        #expect(try sync(b)["pulled"] as? Int == 1)
+        #expect(try everything(a) == everything(b))
+        let onB = try b.run("diary-sync", ["keys", "--json"]).lines.first ?? [:]
+        #expect(onB["items_key"] as? Int == 2 && onB["device_items_key"] as? Int == 2)
+
+        // Leaving takes the envelope and the key file too.
+        let deleted = try a.run("diary-sync", ["delete-account", "--yes"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try psql(server.admin, "SELECT count(*) FROM diary.key_envelope").output == "0")
+        #expect(!FileManager.default.fileExists(atPath: keyFile.path))
+    }
+
     @Test("kill -9 after the server committed, then a rerun: nothing is duplicated")
     func killedAfterCommit() async throws {
         let a = try device(), b = try device()

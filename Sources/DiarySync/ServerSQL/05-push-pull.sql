@@ -53,8 +53,10 @@ BEGIN
     -- record passes the same checks, and nothing of it (key, entry, media, message) may be
     -- here already. Anything else, or any doubt on the way, undoes this attempt and goes
     -- item by item below, where every case is handled and a bad item is named.
-    IF sealed_keys IS NULL AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
-                    WHERE coalesce(b.value->>'key', '') = '' OR b.value->'record'->>'kind' IS DISTINCT FROM 'entry') THEN
+    -- A sealed account's batch goes the same way, its records checked as sealed ones.
+    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(batch) b
+                    WHERE coalesce(b.value->>'key', '') = '' OR b.value->'record'->>'kind' IS DISTINCT FROM 'entry'
+                       OR (sealed_keys IS NOT NULL) <> (b.value->'record'->'sealed' IS NOT DISTINCT FROM '1')) THEN
         BEGIN
             -- A key, entry, media or message already here fails its unique index below, which
             -- undoes the attempt: an index probe each, whatever the size of the diary (a
@@ -67,7 +69,12 @@ BEGIN
                            GROUP BY p.n, x->>'name' HAVING count(*) > 1) THEN
                 RAISE EXCEPTION 'not all new' USING ERRCODE = 'P0001';
             END IF;
-            IF NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false) THEN
+            -- (In parentheses: PL/pgSQL's IF would end its condition at the CASE's first THEN.)
+            IF (CASE WHEN sealed_keys IS NULL
+                     THEN NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false)
+                     ELSE EXISTS (SELECT 1 FROM diary.batch_items(batch) p WHERE diary.unsealed_entry_field(p.rec, sealed_keys) IS NOT NULL)
+                          OR NOT coalesce((SELECT max(diary.sealed_clock_ms(p.rec)) FROM diary.batch_items(batch) p) <= horizon, false)
+                END) THEN
                 RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
             END IF;
             INSERT INTO diary.entry (user_id, id, hlc, device_id, deleted, created_at, occurred_at, doc, server_seq, echo_of)
