@@ -103,6 +103,30 @@ struct SealedSyncTests {
         #expect(try stray.store.ledger.state().deadLetters.first?.error == "not_sealed")
     }
 
+    @Test func theServerRefusesASealedRecordThatCarriesAFieldInClear() async throws {
+        let server = try await TestServer.make()
+        let alice = try await server.addPerson()
+        let sealed = try await alice.seal()
+        let a = try TestDevice(alice, keys: sealed.keys)
+        _ = try a.diary.page("好好封著的", tags: ["x"])
+        _ = try a.diary.page("漏出標題的", tags: ["y"])
+        var refused: [(QueuedChange, String)] = []
+        let batch = try OutgoingChange.nextBatch(from: a.store, keys: a.keys, dueOnly: false, refused: &refused)
+        #expect(batch.count == 2 && refused.isEmpty)
+        // A device that would leak the title beside the seals (a bug, an older build).
+        var leaky = batch
+        leaky[1].text = String(leaky[1].text.dropLast()) + #","title":"漏出標題的"}"#
+        let answer = try await ServerConnection.with(alice.address, password: alice.password) { server in
+            try await server.push(OutgoingChange.wire(leaky), device: a.store.deviceId)
+        }
+        let results = answer["results"]?.arrayValue ?? []
+        #expect(results.first?["status"]?.stringValue == "applied")
+        #expect(results.last?["status"]?.stringValue == "rejected")
+        #expect(results.last?["error"]?.stringValue?.contains("title") == true)
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.entry") == "1")
+        #expect(try await server.adminText("SELECT count(*)::text FROM diary.entry WHERE doc::text LIKE '%漏出%'") == "0")
+    }
+
     @Test func aTamperedSealIsSetAsideAndTheRestGoesOn() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson(), bob = try await server.addPerson()
@@ -143,9 +167,7 @@ struct SealedSyncTests {
         let alice = try await server.addPerson()
         let sealed = try await alice.seal()
         let a = try TestDevice(alice, keys: sealed.keys), b = try TestDevice(alice, keys: sealed.keys)
-        let one = try a.diary.page("一", tags: ["旅游", "海"], at: Date().addingTimeInterval(-300))
-        let two = try a.diary.page("二", tags: ["旅游"], at: Date().addingTimeInterval(-200))
-        let three = try a.diary.page("三", tags: ["山"], at: Date().addingTimeInterval(-100))
+        let (one, two, three) = try a.threeTaggedPages()
         try await a.sync()
         try await b.sync()
         // Apart: A stars, edits the words, untags, moves and chats; B, later, edits the same

@@ -165,17 +165,12 @@ struct SupabaseSyncTests {
 
     @Test func aSealedDiaryTravelsThroughRPCAndStorageUnreadable() async throws {
         let server = try await SupabaseProjectUnderTest.make()
-        let project = try server.project
-        let email = randomEmail()
-        guard case let .session(session, userId) = try await project.signUp(email: email, password: "sea-breeze-42") else {
-            Issue.record("autoconfirm gives a session at once")
-            return
-        }
-        let a = try SupabaseDevice(session, userId: userId)
+        let (email, a) = try await server.newPerson(password: "sea-breeze-42")
+        let userId = a.credentials.userId
         let made = try DiaryKeys.create(account: userId, passphrase: "a passphrase for tests", cost: .floor)
         try await SealedAccount.put(made.envelope, a.credentials, paths: a.paths)
         a.keys = SyncKeys(made.keys, paths: a.paths)
-        let b = try await SupabaseDevice.logIn(project, email, "sea-breeze-42")
+        let b = try await SupabaseDevice.logIn(try server.project, email, "sea-breeze-42")
         guard case let .sealed(envelope) = try await SealedAccount.look(b.credentials, paths: b.paths) else {
             Issue.record("the envelope comes back through RPC")
             return

@@ -129,9 +129,7 @@ struct SyncEngineTests {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()
         let a = try TestDevice(alice), b = try TestDevice(alice)
-        let one = try a.diary.page("一", tags: ["旅游", "海"], at: Date().addingTimeInterval(-300))
-        let two = try a.diary.page("二", tags: ["旅游"], at: Date().addingTimeInterval(-200))
-        let three = try a.diary.page("三", tags: ["山"], at: Date().addingTimeInterval(-100))
+        let (one, two, three) = try a.threeTaggedPages()
         try await a.sync()
         try await b.sync()
         // Apart. A: a star, a tag renamed, a move. B, later: an edit of the words of the same

@@ -108,6 +108,14 @@ final class TestDevice {
         try store.entryRecords(ids: store.entryIds(includingDeleted: true)).map(\.json.serialized).sorted()
     }
 
+    /// Three pages written minutes apart, tagged 旅游 and 海, 旅游, and 山: where the
+    /// convergence tests start, in clear and sealed.
+    func threeTaggedPages() throws -> (String, String, String) {
+        (try diary.page("一", tags: ["旅游", "海"], at: Date().addingTimeInterval(-300)),
+         try diary.page("二", tags: ["旅游"], at: Date().addingTimeInterval(-200)),
+         try diary.page("三", tags: ["山"], at: Date().addingTimeInterval(-100)))
+    }
+
     /// Stores bytes as a media file and returns the item describing them.
     func mediaFile(_ bytes: [UInt8], ext: String = "jpg") throws -> MediaItem { try storeMediaFile(bytes, ext: ext, in: store) }
 }

@@ -72,7 +72,7 @@ BEGIN
             -- (In parentheses: PL/pgSQL's IF would end its condition at the CASE's first THEN.)
             IF (CASE WHEN sealed_keys IS NULL
                      THEN NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false)
-                     ELSE EXISTS (SELECT 1 FROM diary.batch_items(batch) p WHERE diary.unsealed_entry_field(p.rec, sealed_keys) IS NOT NULL)
+                     ELSE NOT diary.sealed_batch_readable(batch, sealed_keys)
                           OR NOT coalesce((SELECT max(diary.sealed_clock_ms(p.rec)) FROM diary.batch_items(batch) p) <= horizon, false)
                 END) THEN
                 RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
