@@ -32,7 +32,7 @@ package struct WeatherService: WeatherSource {
             if abs(now.timeIntervalSince(date)) < 2 * 3600 {
                 let json = try await forecast.getJSON("/forecast?\(place)&current=temperature_2m,weather_code&timezone=GMT")
                 guard let code = json["current"]?["weather_code"]?.doubleValue else { return nil }
-                return (Self.describe(code: Int(code), language: language), json["current"]?["temperature_2m"]?.doubleValue)
+                return (Self.describe(code: Int(exactly: code) ?? -1, language: language), json["current"]?["temperature_2m"]?.doubleValue)
             }
             let day = Timestamps.localDate(date, zone: utc)
             let query = "\(place)&hourly=temperature_2m,weather_code&start_date=\(day)&end_date=\(day)&timezone=GMT"
@@ -41,7 +41,7 @@ package struct WeatherService: WeatherSource {
             let json = try await recent ? forecast.getJSON("/forecast?" + query) : archive.getJSON("/archive?" + query)
             let hour = Timestamps.hour(date, zone: utc)
             guard let code = json["hourly"]?["weather_code"]?[hour]?.doubleValue else { return nil }
-            return (Self.describe(code: Int(code), language: language), json["hourly"]?["temperature_2m"]?[hour]?.doubleValue)
+            return (Self.describe(code: Int(exactly: code) ?? -1, language: language), json["hourly"]?["temperature_2m"]?[hour]?.doubleValue)
         } catch {
             return nil
         }

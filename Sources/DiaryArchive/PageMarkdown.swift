@@ -48,7 +48,5 @@ enum PageMarkdown {
         }
     }
 
-    private static func formatted(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
-    }
+    private static func formatted(_ value: Double) -> String { ContextText.number(value) }
 }

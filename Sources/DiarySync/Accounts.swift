@@ -15,7 +15,7 @@ package struct ServerConsent: Sendable, Equatable {
     /// Read from the server's config value `consent`: `{"version", "zh-Hant", "en"}`.
     init?(json: JSON) {
         guard let zh = json["zh-Hant"]?.stringValue, let en = json["en"]?.stringValue else { return nil }
-        self.init(version: json["version"]?.doubleValue.map { Int($0) } ?? 1, zhHant: zh, en: en)
+        self.init(version: json["version"]?.integerValue.flatMap { Int(exactly: $0) } ?? 1, zhHant: zh, en: en)
     }
 
     init(version: Int, zhHant: String, en: String) {
@@ -75,7 +75,7 @@ package enum Accounts {
                 case .none: try await server.json("SELECT diary.media_quota(\(user))::text")
                 }
             }
-            return (answer["limit"]?.doubleValue.map { Int64($0) }, answer["used"]?.doubleValue.map { Int64($0) })
+            return (answer["limit"]?.integerValue, answer["used"]?.integerValue)
         } catch SyncError.noSuchAccount {
             throw SyncError.noSuchAccount(user ?? "")
         }

@@ -48,7 +48,7 @@ extension CompanionGateway: UsageCounter {
         }
         guard case let .bool(allowed)? = answer["allowed"] else { throw CompanionError.usageUnknown }
         guard allowed else {
-            let limit = answer["limit"]?.doubleValue.map { Int($0) } ?? 0
+            let limit = answer["limit"]?.integerValue.flatMap { Int(exactly: $0) } ?? 0
             switch use {
             case .reply: throw CompanionError.turnLimitReached(limit: limit)
             case .page: throw CompanionError.pageLimitReached(limit: limit)

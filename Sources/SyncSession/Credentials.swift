@@ -55,7 +55,7 @@ package struct Credentials: Sendable, Equatable {
               let userId = json["user_id"]?.stringValue else {
             throw SyncError.notLoggedIn
         }
-        let consent = json["consent_version"]?.doubleValue.map { Int($0) }
+        let consent = json["consent_version"]?.integerValue.flatMap { Int(exactly: $0) }
         if let session = SupabaseSession(json: json) {
             return Credentials(login: .supabase(session), userId: userId, consentVersion: consent)
         }

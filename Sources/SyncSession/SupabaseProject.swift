@@ -172,8 +172,9 @@ package struct SupabaseProject: Sendable, Equatable {
             throw SyncError.serverState("auth answer")
         }
         let now = Int64(Date().timeIntervalSince1970)
-        let expiresAt = json["expires_at"]?.doubleValue.map { Int64($0) }
-            ?? json["expires_in"]?.doubleValue.map { now + Int64($0) } ?? now + 3600
+        // A number that is not a time in seconds is read as none: the next request renews.
+        let expiresAt = json["expires_at"]?.integerValue
+            ?? json["expires_in"]?.integerValue.map { now &+ $0 } ?? now + 3600
         let session = SupabaseSession(project: self, email: json["user"]?["email"]?.stringValue ?? email,
                                       accessToken: access, refreshToken: refresh, expiresAt: expiresAt)
         return (session, userId)

@@ -46,10 +46,10 @@ package struct OfflineCompanion: ChatProvider {
         case (.photo, true):
             return "A photo\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
         case (.video, false):
-            let seconds = media.durationSeconds.map { " \(Int($0.rounded())) 秒" } ?? ""
+            let seconds = media.durationSeconds.flatMap { Int(exactly: $0.rounded()) }.map { " \($0) 秒" } ?? ""
             return "一段\(seconds)\(size.map { "、\($0) " } ?? "")的影片，拍攝於 \(when)（\(dayPart)）。"
         case (.video, true):
-            let seconds = media.durationSeconds.map { " \(Int($0.rounded()))-second" } ?? ""
+            let seconds = media.durationSeconds.flatMap { Int(exactly: $0.rounded()) }.map { " \($0)-second" } ?? ""
             return "A\(seconds) video\(size.map { " (\($0))" } ?? ""), taken \(when) (\(dayPart))."
         case (.audio, _), (.file, _):
             // `picture` is never a memo or a file; this only keeps the switch whole.

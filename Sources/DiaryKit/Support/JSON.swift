@@ -64,6 +64,17 @@ public indirect enum JSON: Sendable, Equatable {
         }
     }
 
+    /// A whole number that fits in 64 bits (`2`, `2.0`); nil for anything else, however
+    /// large or fractional: what a count, a size or a version is read as, so that no value
+    /// from outside can trap a conversion.
+    public var integerValue: Int64? {
+        switch self {
+        case let .int(value): return value
+        case let .double(value): return Int64(exactly: value)
+        default: return nil
+        }
+    }
+
     /// Compact, one-line serialization (JSON Lines).
     public var serialized: String {
         // Written as UTF-8 bytes and made a String once: text is copied in whole runs between

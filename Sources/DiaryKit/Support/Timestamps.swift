@@ -2,6 +2,12 @@ import Foundation
 
 /// RFC 3339 times with the offset of a named time zone, and local calendar days.
 public enum Timestamps {
+    /// The moments a diary takes: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, what every
+    /// part of the system (RFC 3339 with four-digit years, SQLite, Postgres, Day One, jrnl)
+    /// writes and reads back the same. A time outside it is not read at all, so it cannot
+    /// enter by an import, an edit or a pull and fail later.
+    public static let supported = Date(timeIntervalSince1970: -62_135_596_800) ... Date(timeIntervalSince1970: 253_402_300_799.999)
+
     /// `2026-11-21T17:40:03+08:00` for the moment in the zone.
     public static func rfc3339(_ date: Date, zone: TimeZone) -> String {
         written(CivilTime(date, zone: zone), millis: nil)
@@ -106,7 +112,8 @@ public enum Timestamps {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
-        return date(millis: seconds * 1000 + Int64(millis))
+        let parsed = date(millis: seconds * 1000 + Int64(millis))
+        return supported.contains(parsed) ? parsed : nil
     }
 
     /// `2026-11-21`: the day the moment falls on in the zone.
@@ -136,7 +143,11 @@ public enum Timestamps {
 
         init(_ date: Date, zone: TimeZone) {
             offsetSeconds = zone.secondsFromGMT(for: date)
-            let local = Int((date.timeIntervalSince1970).rounded(.down)) + offsetSeconds
+            // Clamped to the supported years: a moment outside them (never stored, but a date
+            // computed from one) is written as the nearest end, never a trap.
+            let clamped = min(max(date.timeIntervalSince1970, supported.lowerBound.timeIntervalSince1970),
+                              supported.upperBound.timeIntervalSince1970)
+            let local = Int(clamped.rounded(.down)) + offsetSeconds
             let (days, secondOfDay) = local.quotientAndRemainder(dividingBy: 86_400)
             let (dayNumber, seconds) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
             hour = seconds / 3600
@@ -167,6 +178,11 @@ public enum Timestamps {
     /// Parses RFC 3339 (`…T…Z`, `…T…+08:00`) and the plain `YYYY-MM-DD[ HH:MM[:SS]]` forms,
     /// the latter read in `zone`.
     public static func parse(_ text: String, zone: TimeZone) -> Date? {
+        guard let date = anyParse(text, zone: zone), supported.contains(date) else { return nil }
+        return date
+    }
+
+    private static func anyParse(_ text: String, zone: TimeZone) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime]
@@ -192,7 +208,10 @@ public enum Timestamps {
     }
 
     /// Milliseconds since 1970, the form times are stored in.
-    public static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    public static func millis(_ date: Date) -> Int64 {
+        // Int64(exactly:) so that a date beyond any calendar (never stored) cannot trap.
+        Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded()) ?? (date.timeIntervalSince1970 < 0 ? .min : .max)
+    }
 
     /// The date for stored milliseconds.
     public static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }

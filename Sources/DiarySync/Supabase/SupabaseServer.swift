@@ -58,7 +58,7 @@ final class SupabaseServer: SyncServer {
             guard reply.ok else { throw SupabaseProject.refusal(reply) }
         }
         let answer = try await rpc("delete_account", "{}")
-        return (answer.doubleValue.map { Int64($0) } ?? 0) + Int64(names.count)
+        return (answer.integerValue ?? 0) + Int64(names.count)
     }
 
     // MARK: Media
@@ -68,7 +68,7 @@ final class SupabaseServer: SyncServer {
         var present: Set<String> = []
         for item in answer.arrayValue ?? [] {
             guard let sha = item["sha256"]?.stringValue, let name = item["name"]?.stringValue else { continue }
-            let chunks = item["chunks"]?.doubleValue.map { Int($0) } ?? 0
+            let chunks = item["chunks"]?.integerValue.flatMap { Int(exactly: $0) } ?? 0
             objects.withLock { $0[sha] = (name, chunks) }
             present.insert(sha)
         }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Values a hostile or broken file brings in (issue 40): what is taken must back up, export and
+/// restore without a trap; what no part of the system could write back is refused at the door,
+/// named, with the diary unchanged.
+@Suite("Hostile values at the door")
+struct HostileValueTests {
+    /// A Day One export (a zip with Journal.json) of one entry with `fields` over the usual ones.
+    private func dayOneExport(_ sandbox: Sandbox, _ fields: String) throws -> URL {
+        let folder = sandbox.root.appendingPathComponent("dayone-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let entry = #"{"uuid":"5C1E0A1B2C3D4E5F60718293A4B5C6D7","text":"海邊的一天\n風很大","tags":["海"],"starred":false,"timeZone":"Asia/Taipei","# + fields + "}"
+        try Data(#"{"metadata":{"version":"1.0"},"entries":[\#(entry)]}"#.utf8).write(to: folder.appendingPathComponent("Journal.json"))
+        let zip = sandbox.root.appendingPathComponent("\(folder.lastPathComponent).zip")
+        #expect(try shell(["bsdtar", "-a", "-cf", zip.path, "-C", folder.path, "Journal.json"]).status == 0)
+        return zip
+    }
+
+    @Test("a temperature of 1e20 imports, and every backup and export of the page still works (it trapped before)")
+    func hugeReadingsDoNotTrap() throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        let zip = try dayOneExport(sandbox, #""creationDate":"2024-05-01T10:20:30Z","weather":{"temperatureCelsius":1e20,"relativeHumidity":-1e20,"conditionsDescription":"Windy"}"#)
+        let imported = try sandbox.run("diary-sync", ["import", zip.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for (format, file) in [("tar", "b.tar"), ("zip", "b.zip"), ("dayone", "b-dayone.zip"), ("jrnl", "b.json")] {
+            let out = sandbox.root.appendingPathComponent(file)
+            let result = try sandbox.run("diary-sync", ["export", "--format", format, "-o", out.path])
+            #expect(result.status == 0, "\(format): \(result.status) \(result.stderr)")
+        }
+        let site = try sandbox.run("diary-sync", ["export", "--format", "html", "-o", sandbox.root.appendingPathComponent("site").path])
+        #expect(site.status == 0, "\(site.stderr)")
+        let backup = sandbox.root.appendingPathComponent("all.tar")
+        #expect(try sandbox.run("diary-sync", ["backup", "-o", backup.path]).status == 0)
+        let elsewhere = try Sandbox()
+        let restored = try elsewhere.run("diary-sync", ["restore", backup.path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let shown = try elsewhere.run("diary-find", ["--full", "--text"])
+        #expect(shown.status == 0 && shown.stdout.contains("1e+20"), "\(shown.stdout)")
+    }
+
+    @Test("a time no part of the system writes back (year 0, before year 1, after 9999) is refused, named, and changes nothing",
+          arguments: ["0000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "99999-01-01T00:00:00Z", "+292278994-01-01T00:00:00Z"])
+    func timesOutsideTheCalendarAreRefused(time: String) throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        _ = try sandbox.savedPage("a page already here", photo: try sandbox.makeMedia("here.jpg"))
+        let before = try sandbox.run("diary-find", ["--json"]).stdout
+        let zip = try dayOneExport(sandbox, #""creationDate":"\#(time)""#)
+        let imported = try sandbox.run("diary-sync", ["import", zip.path])
+        #expect(imported.status == 65, "\(imported.status) \(imported.stderr)")
+        #expect(imported.stderr.contains("creationDate"), "\(imported.stderr)")
+        #expect(try sandbox.run("diary-find", ["--json"]).stdout == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.home.path).filter { $0.hasPrefix(".incoming") }
+        #expect(leftovers.isEmpty)
+        // An edit cannot bring one in either.
+        let id = try #require(try sandbox.run("diary-find", ["--json"]).lines.first?["id"] as? String)
+        let edited = try sandbox.run("diary-save", [id, "--at", "0000-06-01 10:00"])
+        #expect(edited.status == 64 || edited.status == 65, "\(edited.status) \(edited.stderr)")
+    }
+}
