@@ -36,10 +36,19 @@ final class PseudoTerminal: @unchecked Sendable {
         _ = text.utf8CString.withUnsafeBufferPointer { write(primary, $0.baseAddress, $0.count - 1) }
     }
 
-    /// Starts a tool with this terminal as its stdin, stdout and stderr.
-    func launch(_ tool: String, in sandbox: Sandbox) throws -> Process {
+    /// Starts a tool with this terminal as its stdin, stdout and stderr; as its controlling
+    /// terminal too when `controlling` (in a session of its own, through setsid), so that
+    /// what it asks on /dev/tty (passwords, passphrases) comes here.
+    func launch(_ tool: String, _ arguments: [String] = [], in sandbox: Sandbox, controlling: Bool = false) throws -> Process {
         let process = Process()
-        process.executableURL = Sandbox.binaries.appendingPathComponent(tool)
+        let binary = Sandbox.binaries.appendingPathComponent(tool)
+        if controlling {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            process.arguments = ["--ctty", "--wait", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         process.environment = sandbox.environment
         let handle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
         process.standardInput = handle

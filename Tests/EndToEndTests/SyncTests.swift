@@ -208,6 +208,34 @@ struct SyncTests {
         #expect(!FileManager.default.fileExists(atPath: keyFile.path))
     }
 
+    @Test("on a terminal the passphrase is asked twice, hidden, and two different ones change nothing")
+    func passphraseOnATerminal() async throws {
+        let a = try device(), b = try device()
+        let server = try SyncServer.make(operator: a)
+        func login(_ device: Sandbox, _ first: String, _ second: String, until last: String) throws -> (status: Int32, screen: String) {
+            let terminal = try PseudoTerminal()
+            let process = try terminal.launch("diary-sync", ["login", "--url", server.userURL, "--accept-consent"], in: device, controlling: true)
+            var screen = terminal.read(until: "Password for")
+            terminal.type(server.password + "\n")
+            screen += terminal.read(until: "passphrase (not your login password")
+            terminal.type(first + "\n")
+            screen += terminal.read(until: "again")
+            terminal.type(second + "\n")
+            screen += terminal.read(until: last)
+            process.waitUntilExit()
+            return (process.terminationStatus, screen)
+        }
+        let differ = try login(a, "one passphrase here", "another one here", until: "differ")
+        #expect(differ.status == 64, "\(differ.screen)")
+        #expect(differ.screen.contains("differ"))
+        #expect(!FileManager.default.fileExists(atPath: a.root.appendingPathComponent("state/diary/credentials").path))
+        let made = try login(b, "the same passphrase", "the same passphrase", until: "Logged in")
+        #expect(made.status == 0, "\(made.screen)")
+        #expect(!made.screen.contains("the same passphrase") && !made.screen.contains(server.password), "nothing typed is echoed")
+        #expect(made.screen.contains("recovery key"))
+        #expect(FileManager.default.fileExists(atPath: b.root.appendingPathComponent("state/diary/keys").path))
+    }
+
     @Test("kill -9 after the server committed, then a rerun: nothing is duplicated")
     func killedAfterCommit() async throws {
         let a = try device(), b = try device()
