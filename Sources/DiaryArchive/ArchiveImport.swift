@@ -31,6 +31,8 @@ package struct ImportSummary: Sendable, Equatable {
     package var mismatchedFiles: [String] = []
     /// Day One attachments of a type the diary cannot keep, left out.
     package var leftOutFiles: [String] = []
+    /// Day One entries whose uuid differs from another's only in case, kept apart.
+    package var caseTwins: [String] = []
 }
 
 /// Reads diary archives (and Day One exports) back into a diary. Everything is read and
@@ -76,7 +78,7 @@ package enum ArchiveImport {
             var findings = DayOne.Findings()
             records = try DayOne.records(journals: unpacked.dayOneJournals.map { ($0, unpacked.texts[$0] ?? []) }, files: &unpacked.files,
                                          findings: &findings)
-            (summary.mismatchedFiles, summary.leftOutFiles) = (findings.mismatched, findings.leftOut)
+            (summary.mismatchedFiles, summary.leftOutFiles, summary.caseTwins) = (findings.mismatched, findings.leftOut, findings.caseTwins)
         } else {
             throw ArchiveError.notDiaryArchive
         }

@@ -50,6 +50,11 @@ extension Phrase {
     }
 
     /// A Day One attachment of a kind the diary cannot keep yet.
+    package static func dayOneCaseTwin(uuid: String) -> Phrase {
+        Phrase("Day One 匯出檔裡這篇的 uuid 和另一篇只差在大小寫，已另存為一篇，沒有併入那一篇：\(TerminalText.quoted(uuid))",
+            "This Day One entry's uuid differs from another's only in case; it was kept as a page of its own, not merged into that one: \(TerminalText.quoted(uuid))")
+    }
+
     package static func dayOneFileLeftOut(path: String) -> Phrase {
         Phrase("Day One 匯出檔裡的這個附件沒有匯入（日記不能保存這種檔案，原檔仍在匯出檔裡）：\(TerminalText.quoted(path))",
             "This attachment of the Day One export was not imported (the diary cannot keep this type of file; it is still in the export): \(TerminalText.quoted(path))")

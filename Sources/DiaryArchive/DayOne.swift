@@ -90,6 +90,10 @@ package enum DayOne {
         /// Attachments of a type the diary cannot keep (a photo list's RAW or PDF file), as
         /// the export names them: left out, never silently.
         var leftOut: [String] = []
+        /// Entries whose uuid differs from an earlier one's only in case (Day One writes them
+        /// in capitals; a hand-made export may not): each kept as a page of its own under an
+        /// id made from its uuid as written, and named, rather than merged into the other.
+        var caseTwins: [String] = []
     }
 
     /// The entries of every journal of the export, in order; an entry found twice is taken once.

@@ -14,6 +14,8 @@ struct JournalReader {
     /// Attachments used, under their content-addressed archive path.
     private(set) var placed: [String: StagedFile] = [:]
     private var mediaIds: Set<String> = []
+    /// The uuid, as written, each entry id was first made from.
+    private var uuids: [String: String] = [:]
     /// Mismatched and left-out attachments, in the order met.
     private(set) var findings = DayOne.Findings()
 
@@ -48,7 +50,14 @@ struct JournalReader {
         guard let created = try fields.time("creationDate") else { throw fields.fail("creationDate") }
         let updated = try fields.time("modifiedDate") ?? created
         let zone = try fields.string("timeZone").flatMap { TimeZone(identifier: $0) != nil ? $0 : nil } ?? "UTC"
-        let id = DayOne.identifier(uuid)
+        var id = DayOne.identifier(uuid)
+        if let first = uuids[id], first != uuid {
+            // The same hex digits in another case: another entry, never silently merged into the first.
+            id = ArchiveLayout.derivedId("dayone:\(uuid)")
+            if !findings.caseTwins.contains(uuid) { findings.caseTwins.append(uuid) }
+        } else {
+            uuids[id] = uuid
+        }
         // Day One's modification time is the version: the same export always carries the same
         // clock, and a merge of an unchanged entry is a no-op. A time far in the future (a
         // broken clock) would be refused by the store, so it counts as the oldest version.

@@ -268,6 +268,7 @@ enum ArchiveRunner {
         let merge = summary.merge
         for path in summary.mismatchedFiles { context.say(.dayOneFileMismatch(path: path)) }
         for path in summary.leftOutFiles { context.say(.dayOneFileLeftOut(path: path)) }
+        for uuid in summary.caseTwins { context.say(.dayOneCaseTwin(uuid: uuid)) }
         if context.json {
             try Output.json(.object([
                 ("kind", .string("summary")), ("source", .string(summary.source)), ("added", .int(Int64(merge.added))),
@@ -276,6 +277,7 @@ enum ArchiveRunner {
                 ("settings_changed", .int(Int64(merge.settingsChanged))), ("files_added", .int(Int64(summary.filesAdded))),
                 ("mismatched_files", .array(summary.mismatchedFiles.map(JSON.string))),
                 ("left_out_files", .array(summary.leftOutFiles.map(JSON.string))),
+                ("case_twins", .array(summary.caseTwins.map(JSON.string))),
             ]))
         } else {
             try Output.line(Phrase.restoreDone(added: merge.added, updated: merge.updated, unchanged: merge.unchanged,

@@ -6,12 +6,15 @@ import Testing
 /// named, with the diary unchanged.
 @Suite("Hostile values at the door")
 struct HostileValueTests {
-    /// A Day One export (a zip with Journal.json) of one entry with `fields` over the usual ones.
-    private func dayOneExport(_ sandbox: Sandbox, _ fields: String) throws -> URL {
+    /// A Day One export (a zip with Journal.json) of one entry with `fields` over the usual
+    /// ones, or of several such entries.
+    private func dayOneExport(_ sandbox: Sandbox, _ fields: String...) throws -> URL {
         let folder = sandbox.root.appendingPathComponent("dayone-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let entry = #"{"uuid":"5C1E0A1B2C3D4E5F60718293A4B5C6D7","text":"海邊的一天\n風很大","tags":["海"],"starred":false,"timeZone":"Asia/Taipei","# + fields + "}"
-        try Data(#"{"metadata":{"version":"1.0"},"entries":[\#(entry)]}"#.utf8).write(to: folder.appendingPathComponent("Journal.json"))
+        let entries = fields.map { #"{"text":"海邊的一天\n風很大","tags":["海"],"starred":false,"timeZone":"Asia/Taipei","# + $0 + "}" }
+        let uuid = #""uuid":"5C1E0A1B2C3D4E5F60718293A4B5C6D7","#
+        let json = #"{"metadata":{"version":"1.0"},"entries":["# + entries.map { $0.contains("\"uuid\"") ? $0 : $0.replacingOccurrences(of: #"{"text""#, with: "{" + uuid + #""text""#) }.joined(separator: ",") + "]}"
+        try Data(json.utf8).write(to: folder.appendingPathComponent("Journal.json"))
         let zip = sandbox.root.appendingPathComponent("\(folder.lastPathComponent).zip")
         #expect(try shell(["bsdtar", "-a", "-cf", zip.path, "-C", folder.path, "Journal.json"]).status == 0)
         return zip
@@ -38,6 +41,23 @@ struct HostileValueTests {
         #expect(restored.status == 0, "\(restored.stderr)")
         let shown = try elsewhere.run("diary-find", ["--full", "--text"])
         #expect(shown.status == 0 && shown.stdout.contains("1e+20"), "\(shown.stdout)")
+    }
+
+    @Test("two Day One entries whose uuids differ only in case are two pages, the second named; a second import finds both")
+    func caseTwinsCollideVisibly() throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        let zip = try dayOneExport(sandbox, #""uuid":"5C1E0A1B2C3D4E5F60718293A4B5C6D7","creationDate":"2024-05-01T10:20:30Z""#,
+                                   #""uuid":"5c1e0a1b2c3d4e5f60718293a4b5c6d7","creationDate":"2024-05-02T10:20:30Z""#)
+        let imported = try sandbox.run("diary-sync", ["import", zip.path, "--json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let summary = try #require(imported.lines.first)
+        #expect(summary["added"] as? Int == 2)
+        #expect(summary["case_twins"] as? [String] == ["5c1e0a1b2c3d4e5f60718293a4b5c6d7"])
+        #expect(imported.stderr.contains("only in case"))
+        #expect(try sandbox.run("diary-find", ["--json"]).lines.count == 2)
+        let again = try sandbox.run("diary-sync", ["import", zip.path, "--json"]).lines.first
+        #expect(again?["added"] as? Int == 0 && again?["unchanged"] as? Int == 2)
     }
 
     @Test("a time no part of the system writes back (year 0, before year 1, after 9999) is refused, named, and changes nothing",
