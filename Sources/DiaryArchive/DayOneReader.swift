@@ -91,7 +91,7 @@ struct JournalReader {
 
         var tagLinks: [EntryRecord.TagLink] = []
         for (index, value) in try fields.array("tags").enumerated() {
-            guard let raw = value.stringValue else { throw fields.fail("tags[\(index)]") }
+            guard let raw = value.stringValue, !raw.utf8.contains(0) else { throw fields.fail("tags[\(index)]") }
             guard let name = TagName.normalize(raw), !tagLinks.contains(where: { $0.name == name }) else { continue }
             tagLinks.append(EntryRecord.TagLink(name: name, position: tagLinks.count, createdAt: created, clock: clock,
                                                 label: TagName.label(raw)))
@@ -195,9 +195,10 @@ private struct Fields {
         return value
     }
 
+    /// Text, never with a NUL byte (the store would cut it there).
     func string(_ key: String) throws -> String? {
         guard let value = value(key) else { return nil }
-        guard let text = value.stringValue else { throw fail(key) }
+        guard let text = value.stringValue, !text.utf8.contains(0) else { throw fail(key) }
         return text
     }
 

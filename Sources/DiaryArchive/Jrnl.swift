@@ -40,7 +40,8 @@ package enum Jrnl {
             func fail(_ field: String) -> ArchiveError { .invalidRecord(member: member, line: 1, field: "entries[\(index)].\(field)") }
             func text(_ field: String, required: Bool = true) throws -> String? {
                 switch entry[field] {
-                case let .string(value)?: return value
+                // A NUL byte is not text: the store would cut the entry there.
+                case let .string(value)? where !value.utf8.contains(0): return value
                 case nil, .null?: if required { throw fail(field) } else { return nil }
                 default: throw fail(field)
                 }
@@ -53,7 +54,7 @@ package enum Jrnl {
             switch entry["tags"] {
             case let .array(values)?:
                 for (position, value) in values.enumerated() {
-                    guard let raw = value.stringValue else { throw fail("tags[\(position)]") }
+                    guard let raw = value.stringValue, !raw.utf8.contains(0) else { throw fail("tags[\(position)]") }
                     if let name = tagName(raw), !names.contains(name) { names.append(name) }
                 }
             case nil, .null?: break

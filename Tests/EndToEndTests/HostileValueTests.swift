@@ -11,9 +11,9 @@ struct HostileValueTests {
     private func dayOneExport(_ sandbox: Sandbox, _ fields: String...) throws -> URL {
         let folder = sandbox.root.appendingPathComponent("dayone-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let entries = fields.map { #"{"text":"海邊的一天\n風很大","tags":["海"],"starred":false,"timeZone":"Asia/Taipei","# + $0 + "}" }
+        let entries = fields.map { ($0.contains(#""text""#) ? "{" : #"{"text":"海邊的一天\n風很大","#) + #""tags":["海"],"starred":false,"timeZone":"Asia/Taipei","# + $0 + "}" }
         let uuid = #""uuid":"5C1E0A1B2C3D4E5F60718293A4B5C6D7","#
-        let json = #"{"metadata":{"version":"1.0"},"entries":["# + entries.map { $0.contains("\"uuid\"") ? $0 : $0.replacingOccurrences(of: #"{"text""#, with: "{" + uuid + #""text""#) }.joined(separator: ",") + "]}"
+        let json = #"{"metadata":{"version":"1.0"},"entries":["# + entries.map { $0.contains(#""uuid""#) ? $0 : "{" + uuid + $0.dropFirst() }.joined(separator: ",") + "]}"
         try Data(json.utf8).write(to: folder.appendingPathComponent("Journal.json"))
         let zip = sandbox.root.appendingPathComponent("\(folder.lastPathComponent).zip")
         #expect(try shell(["bsdtar", "-a", "-cf", zip.path, "-C", folder.path, "Journal.json"]).status == 0)
@@ -58,6 +58,21 @@ struct HostileValueTests {
         #expect(try sandbox.run("diary-find", ["--json"]).lines.count == 2)
         let again = try sandbox.run("diary-sync", ["import", zip.path, "--json"]).lines.first
         #expect(again?["added"] as? Int == 0 && again?["unchanged"] as? Int == 2)
+    }
+
+    @Test("a NUL byte in imported text is refused, named, and changes nothing (SQLite cut the text there)")
+    func nulIsNotText() throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        let jrnl = sandbox.root.appendingPathComponent("jrnl.json")
+        try Data(#"{"tags":{},"entries":[{"date":"2024-05-01","time":"10:20","title":"nul","body":"before\u0000after","tags":[],"starred":false}]}"#.utf8)
+            .write(to: jrnl)
+        let fromJrnl = try sandbox.run("diary-sync", ["import", jrnl.path])
+        #expect(fromJrnl.status == 65 && fromJrnl.stderr.contains("body"), "\(fromJrnl.status) \(fromJrnl.stderr)")
+        let zip = try dayOneExport(sandbox, #""creationDate":"2024-05-01T10:20:30Z","text":"before\u0000after""#)
+        let fromDayOne = try sandbox.run("diary-sync", ["import", zip.path])
+        #expect(fromDayOne.status == 65 && fromDayOne.stderr.contains("text"), "\(fromDayOne.status) \(fromDayOne.stderr)")
+        #expect(try sandbox.run("diary-find", ["--json"]).stdout.isEmpty)
     }
 
     @Test("a time no part of the system writes back (year 0, before year 1, after 9999) is refused, named, and changes nothing",

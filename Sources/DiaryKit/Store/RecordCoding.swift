@@ -330,14 +330,16 @@ package struct RecordReader {
     /// The error naming `key` of this object as wrong.
     package func wrong(_ key: String) -> RecordDecodingError { RecordDecodingError(field: path + key) }
 
+    // A NUL byte is not text: SQLite would cut the value there and Postgres refuses it in
+    // JSON, so a value holding one would be kept cut short, or never sync (issue 40, E).
     package func string(_ key: String) throws(RecordDecodingError) -> String {
-        guard let text = object[key]?.stringValue else { throw wrong(key) }
+        guard let text = object[key]?.stringValue, !text.utf8.contains(0) else { throw wrong(key) }
         return text
     }
 
     package func text(_ key: String) throws(RecordDecodingError) -> String? {
         guard let value = object[key], value != .null else { return nil }
-        guard let text = value.stringValue else { throw wrong(key) }
+        guard let text = value.stringValue, !text.utf8.contains(0) else { throw wrong(key) }
         return text
     }
 

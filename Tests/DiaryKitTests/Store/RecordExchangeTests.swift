@@ -31,6 +31,13 @@ struct RecordExchangeTests {
                                               item: MediaItem(kind: .photo, sha256: "../../etc", mime: "image/jpeg", fileExtension: "jpg", bytes: 1))]
             _ = try EntryRecord(json: JSON.parse(Data(broken.json.serialized.replacingOccurrences(of: "../../etc", with: "../etc").utf8))!)
         }
+        // A NUL byte is not text (SQLite would cut there, Postgres refuses it): named, wherever it is.
+        #expect(throws: RecordDecodingError(field: "title")) {
+            try EntryRecord(json: JSON.parse(Data(line.replacingOccurrences(of: "海邊的傍晚", with: "海邊\\u0000的傍晚").utf8))!)
+        }
+        #expect(throws: RecordDecodingError(field: "messages[0].text")) {
+            try EntryRecord(json: JSON.parse(Data(line.replacingOccurrences(of: "風很大", with: "風\\u0000很大").utf8))!)
+        }
     }
 
     @Test("every declared field, filled, survives the JSON form and the store, and merges with its part")
