@@ -31,6 +31,8 @@ import Testing
         try store.setSetting(MemoryNotes.settingKey, theirs)
         #expect(try MemoryNotes.reconcile(store, language: .zhHant) == theirs)
         #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self) == theirs)
+        #expect(String(decoding: try Data(contentsOf: MemoryNotes.replacedFile(store.paths)), as: UTF8.self) == mine,
+                "the text it replaced is kept beside it")
 
         // Both changed: the file in front of the person wins, and goes out.
         try store.setSetting(MemoryNotes.settingKey, "from elsewhere")
@@ -43,6 +45,24 @@ import Testing
         func clock() throws -> String? { try store.read { db in try String.fetchOne(db, sql: "SELECT hlc FROM setting WHERE key = 'memory.md'") } }
         let before = try clock()
         #expect(try MemoryNotes.reconcile(store, language: .zhHant) == edited && (try clock()) == before)
+    }
+
+    @Test(arguments: [Array("# 記憶\n- 阿明\u{0}之後的全都會被切掉\n".utf8), Array("- caf".utf8) + [0xE9] + Array(" au lait\n".utf8)])
+    func aFileTheStoreCannotKeepIsNeitherSyncedNorOverwritten(bytes: [UInt8]) throws {
+        // A NUL byte (SQLite would keep the text cut there) or a byte that is not UTF-8 (it
+        // would be replaced): the lossy copy synced, came back, and overwrote the person's file.
+        let diary = try TestDiary()
+        let store = diary.store
+        let file = MemoryNotes.file(store.paths)
+        try Data(bytes).write(to: file)
+        _ = try MemoryNotes.reconcile(store, language: .zhHant)
+        #expect(try store.setting(MemoryNotes.settingKey) == nil, "not synced")
+        _ = try MemoryNotes.reconcile(store, language: .zhHant)
+        #expect(try Data(contentsOf: file) == Data(bytes))
+        // A version from another device does not replace it either.
+        try store.setSetting(MemoryNotes.settingKey, "# 記憶\n- 別的裝置寫的\n")
+        _ = try MemoryNotes.reconcile(store, language: .zhHant)
+        #expect(try Data(contentsOf: file) == Data(bytes), "the person's own file stays as they wrote it")
     }
 
     @Test func onlyTheTextGoesAndNoMoreThanItsLimit() {

@@ -14,37 +14,56 @@ package enum MemoryNotes {
     /// The file in a diary.
     package static func file(_ paths: DiaryPaths) -> URL { paths.home.appendingPathComponent("memory.md") }
 
+    /// Where the file's text goes when a version from another device replaces it: the last
+    /// one replaced, so that no sync ever loses what the person wrote.
+    package static func replacedFile(_ paths: DiaryPaths) -> URL { paths.home.appendingPathComponent("memory.md.replaced") }
+
     /// Brings the file and the synced setting together and returns the text: an edit made
     /// here since the last time goes to the setting (and so to the other devices); a newer
     /// setting from another device is written to the file when it was not edited here
     /// meanwhile (when both were, the file, which the person has in front of them, wins).
     /// With `create`, a missing file is started from a short template, which is not synced
-    /// until it is edited.
+    /// until it is edited. A file that is not text the diary can keep (not UTF-8, or with a
+    /// NUL byte, which the store would cut short) is neither synced nor ever overwritten:
+    /// a lossy copy must not travel and come back over the person's own file.
     @discardableResult
     package static func reconcile(_ store: DiaryStore, language: Language, create: Bool = false) throws -> String? {
         let file = file(store.paths)
-        let onDisk = FileManager.default.contents(atPath: file.path).map { String(decoding: $0, as: UTF8.self) }
+        let bytes = FileManager.default.contents(atPath: file.path)
         let synced = try store.setting(settingKey)
         let last = try store.deviceSetting(reconciledKey)
-        func digest(_ text: String) -> String { SHA256Stream.hex(of: Array(text.utf8)) }
+        func digest(_ bytes: [UInt8]) -> String { SHA256Stream.hex(of: bytes) }
 
-        if let onDisk, digest(onDisk) != last {
-            if onDisk != synced && !isTemplate(onDisk) { try store.setSetting(settingKey, onDisk) }
-            try store.setDeviceSetting(reconciledKey, digest(onDisk))
+        if let bytes {
+            guard let onDisk = String(validating: bytes, as: UTF8.self), !onDisk.utf8.contains(0) else {
+                // Kept as it is, for the companion as well as it reads.
+                try store.setDeviceSetting(reconciledKey, digest(Array(bytes)))
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if digest(Array(bytes)) != last {
+                if onDisk != synced && !isTemplate(onDisk) { try store.setSetting(settingKey, onDisk) }
+                try store.setDeviceSetting(reconciledKey, digest(Array(bytes)))
+                return onDisk
+            }
+            if let synced, synced != onDisk {
+                try write(synced, to: file, replacing: bytes, keptIn: replacedFile(store.paths))
+                try store.setDeviceSetting(reconciledKey, digest(Array(synced.utf8)))
+                return synced
+            }
             return onDisk
         }
-        if let synced, synced != onDisk {
+        if let synced {
             try write(synced, to: file)
-            try store.setDeviceSetting(reconciledKey, digest(synced))
+            try store.setDeviceSetting(reconciledKey, digest(Array(synced.utf8)))
             return synced
         }
-        if onDisk == nil && create {
+        if create {
             let text = template(language)
             try write(text, to: file)
-            try store.setDeviceSetting(reconciledKey, digest(text))
+            try store.setDeviceSetting(reconciledKey, digest(Array(text.utf8)))
             return text
         }
-        return onDisk
+        return nil
     }
 
     /// What goes to the companion: the text without the template's guidance (HTML comments)
@@ -83,8 +102,10 @@ package enum MemoryNotes {
             """
     }
 
-    private static func write(_ text: String, to file: URL) throws {
+    /// Writes `text` to the file; what it held before (`replacing`) is kept beside it first.
+    private static func write(_ text: String, to file: URL, replacing old: Data? = nil, keptIn keep: URL? = nil) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if let old, let keep { try old.write(to: keep, options: .atomic) }
         try Data(text.utf8).write(to: file, options: .atomic)
     }
 }
