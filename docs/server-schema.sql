@@ -1803,6 +1803,20 @@ CREATE OR REPLACE FUNCTION diary.is_sealed_clock(v jsonb) RETURNS boolean
                    AND length(v->>'device_id') BETWEEN 1 AND 64 AND strpos(v->>'device_id', E'\n') = 0
                    AND (NOT diary.is_given(v->'deleted_at') OR diary.is_time(v->'deleted_at')) $fn$;
 
+-- What a sealed record may carry in clear, by where it stands (the record, its parts, one
+-- part, an item of each list, a setting): anything else is a field a device should have
+-- sealed. One list for the record-by-record checks and the batch's.
+CREATE OR REPLACE FUNCTION diary.sealed_clear_fields(place text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $fn$ SELECT (CASE place
+                        WHEN 'entry' THEN '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'
+                        WHEN 'parts' THEN '{content,star,trash,order}'
+                        WHEN 'part' THEN '{hlc,box}'
+                        WHEN 'media' THEN '{id,object,hlc,device_id,deleted_at,box}'
+                        WHEN 'messages' THEN '{id,hlc,device_id,deleted_at,box}'
+                        WHEN 'tag_links' THEN '{name,hlc,device_id,deleted_at,box}'
+                        WHEN 'setting' THEN '{kind,key,sealed,hlc,device_id,box}' END)::text[] $fn$;
+
 -- The first part of a sealed entry record that is not as the devices write it, or NULL.
 -- A field in clear that has no business there (a title, a tag's name) is refused too: a
 -- device that would leak it is stopped here.
@@ -1819,19 +1833,19 @@ BEGIN
     IF jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"entry"' THEN
         RETURN 'kind';
     END IF;
-    IF rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[] <> '{}' THEN
-        RETURN (SELECT min(k) FROM jsonb_object_keys(rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[]) k);
+    IF rec - diary.sealed_clear_fields('entry') <> '{}' THEN
+        RETURN (SELECT min(k) FROM jsonb_object_keys(rec - diary.sealed_clear_fields('entry')) k);
     END IF;
     IF NOT diary.is_id(rec->'id') THEN RETURN 'id'; END IF;
     IF NOT diary.is_sealed_clock(rec) THEN RETURN 'hlc'; END IF;
     IF jsonb_typeof(rec->'parts') IS DISTINCT FROM 'object'
-       OR (rec->'parts') - '{content,star,trash,order}'::text[] <> '{}' THEN
+       OR (rec->'parts') - diary.sealed_clear_fields('parts') <> '{}' THEN
         RETURN 'parts';
     END IF;
-    FOREACH part IN ARRAY ARRAY['content', 'star', 'trash', 'order'] LOOP
+    FOREACH part IN ARRAY diary.sealed_clear_fields('parts') LOOP
         -- The content's clock is always there; the others only once that part was changed.
         IF jsonb_typeof(rec->'parts'->part) IS DISTINCT FROM 'object'
-           OR (rec->'parts'->part) - '{hlc,box}'::text[] <> '{}'
+           OR (rec->'parts'->part) - diary.sealed_clear_fields('part') <> '{}'
            OR NOT diary.is_box(rec->'parts'->part->'box', keys)
            OR ((part = 'content' OR diary.is_given(rec->'parts'->part->'hlc')) AND NOT diary.is_hlc(rec->'parts'->part->'hlc')) THEN
             RETURN 'parts.' || part;
@@ -1843,9 +1857,7 @@ BEGIN
         END IF;
         FOR child, n IN SELECT c.value, c.n - 1 FROM jsonb_array_elements(rec->list) WITH ORDINALITY AS c(value, n) LOOP
             IF jsonb_typeof(child) IS DISTINCT FROM 'object'
-               OR child - (CASE list WHEN 'media' THEN '{id,object,hlc,device_id,deleted_at,box}'
-                                     WHEN 'messages' THEN '{id,hlc,device_id,deleted_at,box}'
-                                     ELSE '{name,hlc,device_id,deleted_at,box}' END)::text[] <> '{}'
+               OR child - diary.sealed_clear_fields(list) <> '{}'
                OR NOT (CASE list WHEN 'tag_links' THEN diary.is_keyed_name(child->'name') ELSE diary.is_id(child->'id') END)
                OR (list = 'media' AND NOT diary.is_keyed_name(child->'object'))
                OR NOT diary.is_sealed_clock(child) OR NOT diary.is_box(child->'box', keys) THEN
@@ -1861,7 +1873,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION diary.unsealed_setting_field(rec jsonb, keys int) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $fn$ SELECT CASE WHEN jsonb_typeof(rec) IS DISTINCT FROM 'object' OR rec->'kind' IS DISTINCT FROM '"setting"' THEN 'kind'
-                        WHEN rec - '{kind,key,sealed,hlc,device_id,box}'::text[] <> '{}' THEN 'fields'
+                        WHEN rec - diary.sealed_clear_fields('setting') <> '{}' THEN 'fields'
                         WHEN NOT diary.is_keyed_name(rec->'key') THEN 'key'
                         WHEN NOT diary.is_sealed_clock(rec) OR diary.is_given(rec->'deleted_at') THEN 'hlc'
                         WHEN NOT diary.is_box(rec->'box', keys) THEN 'box' END $fn$;
@@ -1882,15 +1894,15 @@ BEGIN
     -- Records: their fields, their four parts.
     IF EXISTS (SELECT 1 FROM diary.batch_items(batch) p
                 WHERE jsonb_typeof(p.rec) IS DISTINCT FROM 'object'
-                   OR p.rec - '{kind,id,sealed,hlc,device_id,deleted_at,parts,media,messages,tag_links}'::text[] <> '{}'
+                   OR p.rec - diary.sealed_clear_fields('entry') <> '{}'
                    OR jsonb_typeof(p.rec->'parts') IS DISTINCT FROM 'object'
-                   OR (p.rec->'parts') - '{content,star,trash,order}'::text[] <> '{}'
+                   OR (p.rec->'parts') - diary.sealed_clear_fields('parts') <> '{}'
                    OR jsonb_typeof(p.rec->'media') IS DISTINCT FROM 'array'
                    OR jsonb_typeof(p.rec->'messages') IS DISTINCT FROM 'array'
                    OR jsonb_typeof(p.rec->'tag_links') IS DISTINCT FROM 'array'
-                   OR EXISTS (SELECT 1 FROM unnest(ARRAY['content', 'star', 'trash', 'order']) k(part)
+                   OR EXISTS (SELECT 1 FROM unnest(diary.sealed_clear_fields('parts')) k(part)
                                WHERE jsonb_typeof(p.rec->'parts'->k.part) IS DISTINCT FROM 'object'
-                                  OR (p.rec->'parts'->k.part) - '{hlc,box}'::text[] <> '{}'
+                                  OR (p.rec->'parts'->k.part) - diary.sealed_clear_fields('part') <> '{}'
                                   OR NOT diary.is_box(p.rec->'parts'->k.part->'box', keys)
                                   OR (k.part = 'content' AND jsonb_typeof(p.rec->'parts'->k.part->'hlc') IS DISTINCT FROM 'string')
                                   OR coalesce(jsonb_typeof(p.rec->'parts'->k.part->'hlc'), 'null') NOT IN ('string', 'null'))) THEN
@@ -1905,9 +1917,7 @@ BEGIN
                              UNION ALL SELECT 'tag_links', x.value FROM jsonb_array_elements(p.rec->'tag_links') x) i),
          misshapen AS (SELECT 1 FROM item
                         WHERE jsonb_typeof(item.item) IS DISTINCT FROM 'object'
-                           OR item.item - (CASE item.list WHEN 'media' THEN '{id,object,hlc,device_id,deleted_at,box}'
-                                                          WHEN 'messages' THEN '{id,hlc,device_id,deleted_at,box}'
-                                                          ELSE '{name,hlc,device_id,deleted_at,box}' END)::text[] <> '{}'
+                           OR item.item - diary.sealed_clear_fields(item.list) <> '{}'
                            OR NOT diary.is_box(item.item->'box', keys)
                         LIMIT 1),
          clocked AS (SELECT p.rec AS row FROM diary.batch_items(batch) p UNION ALL SELECT item.item FROM item),
@@ -2072,7 +2082,8 @@ BEGIN
             diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
-            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int)
+            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
+            diary.sealed_clear_fields(text)
             TO %I', who);
     END LOOP;
 END

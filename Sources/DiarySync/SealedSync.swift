@@ -28,6 +28,12 @@ package final class SyncKeys: Sendable {
 
     var keys: DiaryKeys { current.withLock { $0 } }
 
+    /// How each of these files travels sealed.
+    func files(_ transfers: [MediaTransfer]) -> [SealedFile] {
+        let keys = keys
+        return transfers.map { SealedFile($0, keys: keys) }
+    }
+
     /// Takes the items keys of the server's envelope; false when it has no newer one.
     func refresh(from server: any SyncServer) async throws -> Bool {
         guard let json = try await server.whoami()["envelope"], json != .null else { throw SealError.envelopeUnreadable }
@@ -72,10 +78,11 @@ struct SealedFile {
                       bytes: SealedMedia.sealedSize(plainBytes: plain.bytes), mime: "application/octet-stream")
     }
 
-    /// Writes the sealed form of the file read from `source` beside the media, where an
-    /// upload reads it; the same bytes every time, so an upload cut off resumes. Nil when the
-    /// file could not be read whole.
-    func writeSealed(from source: Int32, in folder: URL) throws -> String? {
+    /// Writes the sealed form of the file read from `source` into the state folder's
+    /// `sealing/`, where an upload reads it; the same bytes every time, so an upload cut off
+    /// resumes. Nil when the file could not be read whole.
+    func writeSealed(from source: Int32, paths: DiaryPaths) throws -> String? {
+        let folder = paths.stateDirectory.appendingPathComponent("sealing")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent(sealing.objectName).path
         let target = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -87,11 +94,6 @@ struct SealedFile {
         }
         return path
     }
-}
-
-extension MediaTransfer {
-    /// Where sealed files wait for their upload (removed once it is done).
-    static func sealingFolder(_ paths: DiaryPaths) -> URL { paths.stateDirectory.appendingPathComponent("sealing") }
 }
 
 /// A sealed diary's envelope on the server: what a login finds, and how a new one is kept.

@@ -229,7 +229,7 @@ package struct SyncEngine: Sendable {
     private func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let transfers = try store.ledger.mediaTransfers("up")
         if transfers.isEmpty { return }
-        let sealedFiles = keys.map { keys in transfers.map { SealedFile($0, keys: keys.keys) } }
+        let sealedFiles = keys?.files(transfers)
         // What the server knows each file by: its SHA-256, or in a sealed diary a keyed name.
         let wires = sealedFiles?.map(\.wire) ?? transfers
         let present = try await server.presentMedia(wires.map(\.sha256))
@@ -251,7 +251,7 @@ package struct SyncEngine: Sendable {
             var name = "\(userId)/\(transfer.entryId)/\(transfer.sha256).\(transfer.fileExtension)"
             var sealedPath: String?
             if let file = sealedFiles?[index] {
-                guard let written = try file.writeSealed(from: descriptor, in: MediaTransfer.sealingFolder(store.paths)) else {
+                guard let written = try file.writeSealed(from: descriptor, paths: store.paths) else {
                     try store.ledger.failTransfer(sha256: transfer.sha256, direction: "up", error: "unreadable on this device")
                     continue
                 }
@@ -293,7 +293,7 @@ package struct SyncEngine: Sendable {
             }
         }
         if transfers.isEmpty { return }
-        let sealedFiles = keys.map { keys in transfers.map { SealedFile($0, keys: keys.keys) } }
+        let sealedFiles = keys?.files(transfers)
         let present = try await server.presentMedia((sealedFiles?.map(\.wire) ?? transfers).map(\.sha256))
         var fetched: Set<String> = []
         // The thumbnails of what arrived are made here: lists, --show and the HTML site need them.

@@ -64,11 +64,6 @@ struct OutgoingChange: Sendable {
         return batch
     }
 
-    /// The next batch of a diary in clear (for tests that look at what travels).
-    static func nextBatch(from store: DiaryStore, dueOnly: Bool) throws -> [OutgoingChange] {
-        var refused: [(QueuedChange, String)] = []
-        return try nextBatch(from: store, dueOnly: dueOnly, refused: &refused)
-    }
 
     /// The batch as `diary.push` takes it: `[{"key": …, "record": …}, …]` (keys are hex).
     static func wire(_ batch: [OutgoingChange]) -> String {

@@ -28,9 +28,9 @@ struct SealingOptions: ParsableArguments {
         return typed
     }
 
-    /// A new passphrase: from the file, else asked twice on the terminal.
-    func newPassphrase(_ context: CommandContext) throws -> String {
-        if let passphraseFile { return try Self.firstLine(of: passphraseFile) }
+    /// A new passphrase: from `file`, else asked twice on the terminal.
+    static func newPassphrase(file: String?, _ context: CommandContext) throws -> String {
+        if let file { return try firstLine(of: file) }
         guard let typed = context.askSecret(.newPassphrasePrompt), !typed.isEmpty else { throw SealError.passphraseNeeded }
         guard let again = context.askSecret(.repeatPassphrasePrompt), again == typed else { throw SealError.passphrasesDiffer }
         return typed
@@ -60,7 +60,7 @@ struct SealingOptions: ParsableArguments {
         case let .sealed(envelope):
             if let recovery = try recovery() {
                 let keys = try DiaryKeys.open(envelope, account: account, recoveryKey: recovery)
-                let changed = try keys.rewrapped(envelope, passphrase: try newPassphrase(context))
+                let changed = try keys.rewrapped(envelope, passphrase: try Self.newPassphrase(file: passphraseFile, context))
                 try await SealedAccount.put(changed, credentials, paths: store.paths, saved: false)
                 context.say(.passphraseChanged)
                 return keys
@@ -74,7 +74,7 @@ struct SealingOptions: ParsableArguments {
                 context.say(.stillInClear)
                 return nil
             }
-            let made = try DiaryKeys.create(account: account, passphrase: try newPassphrase(context))
+            let made = try DiaryKeys.create(account: account, passphrase: try Self.newPassphrase(file: passphraseFile, context))
             try await SealedAccount.put(made.envelope, credentials, paths: store.paths, saved: false)
             // Kept at once: from here on the server takes only sealed pages from this account.
             try KeyFile.save(made.keys, store.paths)
@@ -148,9 +148,7 @@ struct KeysPassphraseCommand: DiaryCommand {
 
     func execute(_ context: CommandContext) async throws {
         let (store, credentials, keys, envelope) = try await SealedKeysOnDevice.load(context)
-        var options = SealingOptions()
-        options.passphraseFile = passphraseFile
-        let changed = try keys.rewrapped(envelope, passphrase: try options.newPassphrase(context))
+        let changed = try keys.rewrapped(envelope, passphrase: try SealingOptions.newPassphrase(file: passphraseFile, context))
         try await SealedAccount.put(changed, credentials, paths: store.paths)
         context.say(.passphraseChanged)
     }

@@ -204,7 +204,8 @@ struct SyncEngineTests {
         let entry = try a.diary.draft("一次就好")
         _ = try a.store.appendMessage(entryId: entry, author: .person, text: "只有一則", persona: "warm", provider: nil)
         // The push reaches the server but its answer is lost: the outbox is not cleared.
-        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false))
+        var refused: [(QueuedChange, String)] = []
+        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false, refused: &refused))
         let first = try await ServerConnection.with(alice.address, password: alice.password) { server in
             try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
         }
@@ -314,7 +315,8 @@ struct SyncEngineTests {
         let item = try a.mediaFile(Array("a photo's bytes".utf8))
         let entry = try a.diary.draft("照片", media: [item])
         // The rows go up, the bytes not yet.
-        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false))
+        var refused: [(QueuedChange, String)] = []
+        let batch = OutgoingChange.wire(try OutgoingChange.nextBatch(from: a.store, dueOnly: false, refused: &refused))
         _ = try await ServerConnection.with(alice.address, password: alice.password) { server in
             try await server.json("SELECT diary.push(\(batch)::jsonb)::text")
         }

@@ -32,35 +32,36 @@ package enum MemoryNotes {
         let bytes = FileManager.default.contents(atPath: file.path)
         let synced = try store.setting(settingKey)
         let last = try store.deviceSetting(reconciledKey)
-        func digest(_ bytes: [UInt8]) -> String { SHA256Stream.hex(of: bytes) }
+        func digest(_ bytes: some Sequence<UInt8>) -> String { SHA256Stream.hex(of: bytes) }
 
         if let bytes {
+            let onFile = digest(bytes)
             guard let onDisk = String(validating: bytes, as: UTF8.self), !onDisk.utf8.contains(0) else {
                 // Kept as it is, for the companion as well as it reads.
-                try store.setDeviceSetting(reconciledKey, digest(Array(bytes)))
+                if onFile != last { try store.setDeviceSetting(reconciledKey, onFile) }
                 return String(decoding: bytes, as: UTF8.self)
             }
-            if digest(Array(bytes)) != last {
+            if onFile != last {
                 if onDisk != synced && !isTemplate(onDisk) { try store.setSetting(settingKey, onDisk) }
-                try store.setDeviceSetting(reconciledKey, digest(Array(bytes)))
+                try store.setDeviceSetting(reconciledKey, onFile)
                 return onDisk
             }
             if let synced, synced != onDisk {
                 try write(synced, to: file, replacing: bytes, keptIn: replacedFile(store.paths))
-                try store.setDeviceSetting(reconciledKey, digest(Array(synced.utf8)))
+                try store.setDeviceSetting(reconciledKey, digest(synced.utf8))
                 return synced
             }
             return onDisk
         }
         if let synced {
             try write(synced, to: file)
-            try store.setDeviceSetting(reconciledKey, digest(Array(synced.utf8)))
+            try store.setDeviceSetting(reconciledKey, digest(synced.utf8))
             return synced
         }
         if create {
             let text = template(language)
             try write(text, to: file)
-            try store.setDeviceSetting(reconciledKey, digest(Array(text.utf8)))
+            try store.setDeviceSetting(reconciledKey, digest(text.utf8))
             return text
         }
         return nil

@@ -178,11 +178,11 @@ public enum Timestamps {
     /// Parses RFC 3339 (`…T…Z`, `…T…+08:00`) and the plain `YYYY-MM-DD[ HH:MM[:SS]]` forms,
     /// the latter read in `zone`.
     public static func parse(_ text: String, zone: TimeZone) -> Date? {
-        guard let date = anyParse(text, zone: zone), supported.contains(date) else { return nil }
+        guard let date = parseAnyYear(text, zone: zone), supported.contains(date) else { return nil }
         return date
     }
 
-    private static func anyParse(_ text: String, zone: TimeZone) -> Date? {
+    private static func parseAnyYear(_ text: String, zone: TimeZone) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime]

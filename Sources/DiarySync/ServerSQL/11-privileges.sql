@@ -43,7 +43,8 @@ BEGIN
             diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
-            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int)
+            diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
+            diary.sealed_clear_fields(text)
             TO %I', who);
     END LOOP;
 END
