@@ -37,6 +37,16 @@ package enum SealError: Error, Equatable, Sendable {
     case notSealed
     /// The file named to hold a passphrase or a recovery key cannot be read.
     case secretFileUnreadable(String)
+    /// The account is being sealed (`encrypt` on another device): changes wait here.
+    case beingSealed
+    /// `encrypt` needs every change of this device on the server first; this many are still queued.
+    case changesStillQueued(Int)
+    /// `encrypt` needs every file the server holds on this device; this many could not be fetched.
+    case filesNotFetched(Int)
+    /// This many files did not go up sealed; the clear copies stay until they do.
+    case filesNotSealed(Int)
+    /// A record on the server that no device can read, so it cannot be sealed (its id).
+    case unreadableOnServer(String)
 }
 
 extension SealError: ReportableError {
@@ -95,6 +105,26 @@ extension SealError: ReportableError {
             return (Phrase("讀不到這個檔案：\(path)", "Cannot read the file \(path)."), ExitStatus.noInput)
         case .notSealed:
             return (Phrase("這本日記的同步沒有加密，沒有金鑰可以管理", "This diary syncs in clear: it has no keys to manage."), ExitStatus.usage)
+        case .beingSealed:
+            return (Phrase("這本日記正在加密（diary-sync encrypt），完成前伺服器暫不收變更，你的變更都保留在本機。若是在這台裝置開始的，請再執行一次 diary-sync encrypt 把它做完；在其他裝置上，完成後請再執行一次 diary-sync login 並輸入日記密語",
+                           "This diary is being sealed (diary-sync encrypt); until that is done the server takes no changes, and yours are kept on this device. If it was started here, run diary-sync encrypt again to finish it; on another device, run diary-sync login again with the diary passphrase once it is done."),
+                    ExitStatus.tryAgain)
+        case let .changesStillQueued(count):
+            return (Phrase("還有 \(count) 筆變更沒送上伺服器；加密前必須先同步完成（diary-sync status 會列出原因），什麼都沒有改變",
+                           "\(count) changes are not on the server yet; the diary is sealed only after they are (diary-sync status says why). Nothing was changed."),
+                    ExitStatus.tryAgain)
+        case let .filesNotFetched(count):
+            return (Phrase("伺服器上有 \(count) 個媒體檔還沒下載到這台裝置；加密需要這台裝置有全部的檔案，請稍後再執行一次 diary-sync encrypt，什麼都沒有改變",
+                           "\(count) files on the server could not be fetched to this device, and sealing needs them all here; run diary-sync encrypt again later. Nothing was changed."),
+                    ExitStatus.tryAgain)
+        case let .filesNotSealed(count):
+            return (Phrase("有 \(count) 個媒體檔還沒加密上傳；未加密的副本會留在伺服器上直到完成，請再執行一次 diary-sync encrypt",
+                           "\(count) files did not go up sealed yet; their clear copies stay on the server until they do. Run diary-sync encrypt again."),
+                    ExitStatus.tryAgain)
+        case let .unreadableOnServer(id):
+            return (Phrase("伺服器上有一篇日記（\(id)）沒有任何裝置讀得懂，無法加密；加密已暫停，其餘都保持原樣",
+                           "A page on the server (\(id)) cannot be read by any device, so it cannot be sealed; sealing stopped, and everything else is as it was."),
+                    ExitStatus.dataError)
         case .cryptoUnavailable:
             return (Phrase("加密元件無法啟動（系統的亂數來源或記憶體不足）",
                            "The encryption library could not start (no system random source, or not enough memory)."),

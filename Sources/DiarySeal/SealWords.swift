@@ -17,11 +17,19 @@ extension Phrase {
         "日記密語已更換；其他裝置不必重新登入，下次在新裝置登入時請用新的密語",
         "The diary passphrase is changed; other devices keep working, and a new device needs the new passphrase.")
     package static let stillInClear = Phrase(
-        "這個帳號在伺服器上已有未加密的日記，所以會維持不加密同步",
-        "This account already holds a diary in clear on the server, so it keeps syncing in clear.")
+        "這個帳號在伺服器上已有未加密的日記，所以會維持不加密同步；要改成加密，請執行 diary-sync encrypt",
+        "This account already holds a diary in clear on the server, so it keeps syncing in clear; diary-sync encrypt seals it.")
     package static let syncsInClear = Phrase(
         "這本日記同步時不加密：伺服器的管理者能讀到內容",
         "This diary syncs in clear: whoever runs the server can read it.")
+
+    package static let alreadySealed = Phrase("這本日記已經是加密同步，沒有要做的事", "This diary already syncs sealed; nothing to do.")
+
+    /// What `encrypt` replaced on the server.
+    package static func diarySealed(pages: Int, settings: Int, files: Int) -> Phrase {
+        Phrase("已加密伺服器上的 \(pages) 篇日記、\(settings) 項設定和 \(files) 個媒體檔，未加密的副本都已移除；其他裝置請再執行一次 diary-sync login 並輸入日記密語。伺服器管理者先前做的備份裡仍可能有未加密的日記。",
+               "Sealed \(pages) pages, \(settings) settings and \(files) files on the server, and removed their clear copies; on your other devices, run diary-sync login again and give the diary passphrase. Backups the server's operator made before may still hold the diary in clear.")
+    }
 
     /// The new items key after `keys rotate`.
     package static func itemsKeyRotated(number: UInt32) -> Phrase {

@@ -132,6 +132,7 @@ package enum Accounts {
     package static func logout(store: DiaryStore, wipeLocal: Bool) throws {
         Credentials.remove(store.paths)
         KeyFile.remove(store.paths)
+        PendingKeys.remove(store.paths)
         try store.ledger.unbindSyncUser()
         guard wipeLocal else { return }
         try store.ledger.wipeAll()
@@ -146,6 +147,7 @@ package enum Accounts {
         let removed = try await credentials.withServer(paths: store.paths) { server in try await server.deleteAccount() }
         Credentials.remove(store.paths)
         KeyFile.remove(store.paths)
+        PendingKeys.remove(store.paths)
         try store.ledger.unbindSyncUser()
         return removed
     }

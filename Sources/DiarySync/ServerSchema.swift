@@ -9,7 +9,7 @@ import SyncSession
 /// person sees only their own rows, and a person's changes are numbered in commit order.
 package enum ServerSchema {
     /// The newest version this build knows.
-    package static let version = 10
+    package static let version = 11
     /// The whole script: idempotent, safe to paste into Supabase's SQL editor or to re-run.
     /// Its text is the `.sql` files in `ServerSQL/`, in the order of their names (embedded at
     /// build time by the EmbedSQL plugin, so the installed tools need no files beside

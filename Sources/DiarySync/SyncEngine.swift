@@ -149,12 +149,15 @@ package struct SyncEngine: Sendable {
         var refused: [(QueuedChange, String)] = []
         var unanswered: [OutgoingChange] = []
         var needKeys: [OutgoingChange] = []
+        var waiting: [OutgoingChange] = []
         for change in changes {
             switch statuses[change.key] {
             case let (status, _)? where ["applied", "unchanged", "duplicate"].contains(status): accepted.append(change.queued)
             // The diary was sealed (on another device) and this one has no keys yet: its
             // changes wait in the queue for the login that brings them.
             case ("rejected", "sealed_account")?: needKeys.append(change)
+            // The diary is being sealed: nothing is taken until that is done.
+            case ("rejected", "sealing")?: waiting.append(change)
             case let (_, error)?: refused.append((change.queued, error ?? "rejected"))
             case nil: unanswered.append(change)
             }
@@ -162,6 +165,10 @@ package struct SyncEngine: Sendable {
         try store.ledger.settle(accepted: accepted, refused: refused, userId: userId)
         report.pushed += accepted.count
         report.refused += refused.count
+        if !waiting.isEmpty {
+            try postpone(waiting, error: "sealing")
+            throw SealError.beingSealed
+        }
         if !needKeys.isEmpty {
             try postpone(needKeys, error: "sealed_account")
             throw SealError.needsKeys
@@ -226,7 +233,7 @@ package struct SyncEngine: Sendable {
 
     // MARK: Media
 
-    private func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
+    func sendMedia(_ server: any SyncServer, into report: inout SyncReport) async throws {
         let transfers = try store.ledger.mediaTransfers("up")
         if transfers.isEmpty { return }
         let sealedFiles = keys?.files(transfers)

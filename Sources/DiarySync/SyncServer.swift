@@ -19,6 +19,14 @@ protocol SyncServer: Sendable {
     func putEnvelope(_ envelope: JSON) async throws
     /// `diary.delete_account`: removes everything of the person's; the rows removed.
     func deleteAccount() async throws -> Int64
+    /// `diary.begin_sealing`: stores the envelope of an account in clear and starts sealing it.
+    func beginSealing(_ envelope: JSON) async throws -> JSON
+    /// `diary.clear_records`: the next clear entries after the id `after`, and the clear settings.
+    func clearRecords(after: String, limit: Int) async throws -> JSON
+    /// `diary.reseal`: clear rows replaced by their sealed forms (a JSON array's text); per-item statuses.
+    func reseal(_ batch: String) async throws -> JSON
+    /// `diary.finish_sealing`, once the files no row names any more are removed: `{sealed, clear_left}`.
+    func finishSealing() async throws -> JSON
     /// Which of these files (by SHA-256) are complete on the server.
     func presentMedia(_ shas: [String]) async throws -> Set<String>
     /// Sends one file, read from `descriptor`, stored under `name`; throws
@@ -57,6 +65,19 @@ extension ServerConnection: SyncServer {
     func deleteAccount() async throws -> Int64 {
         try await text("SELECT diary.delete_account()::text").flatMap(Int64.init) ?? 0
     }
+
+    func beginSealing(_ envelope: JSON) async throws -> JSON {
+        try await json("SELECT diary.begin_sealing(\(envelope.serialized)::jsonb)::text")
+    }
+
+    func clearRecords(after: String, limit: Int) async throws -> JSON {
+        try await json("SELECT diary.clear_records(\(after), \(Int32(limit))::int)::text")
+    }
+
+    func reseal(_ batch: String) async throws -> JSON { try await json("SELECT diary.reseal(\(batch)::jsonb)::text") }
+
+    /// The clear files' chunks go with their records, in finish_sealing.
+    func finishSealing() async throws -> JSON { try await json("SELECT diary.finish_sealing()::text") }
 
     func presentMedia(_ shas: [String]) async throws -> Set<String> {
         let list = JSON.array(shas.map { .string($0) }).serialized

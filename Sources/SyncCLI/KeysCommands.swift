@@ -21,9 +21,9 @@ struct SealingOptions: ParsableArguments {
 
     init() {}
 
-    /// The passphrase of an existing diary: from the file, else asked once on the terminal.
-    func passphrase(_ context: CommandContext) throws -> String {
-        if let passphraseFile { return try Self.firstLine(of: passphraseFile) }
+    /// The passphrase of an existing diary: from `file`, else asked once on the terminal.
+    static func passphrase(file: String?, _ context: CommandContext) throws -> String {
+        if let file { return try firstLine(of: file) }
         guard let typed = context.askSecret(.passphrasePrompt), !typed.isEmpty else { throw SealError.passphraseNeeded }
         return typed
     }
@@ -65,7 +65,7 @@ struct SealingOptions: ParsableArguments {
                 context.say(.passphraseChanged)
                 return keys
             }
-            let keys = try DiaryKeys.open(envelope, account: account, passphrase: try passphrase(context))
+            let keys = try DiaryKeys.open(envelope, account: account, passphrase: try Self.passphrase(file: passphraseFile, context))
             context.say(.diaryOpened)
             return keys
         case let .clear(hasChanges):
@@ -170,6 +170,73 @@ struct KeysRotateCommand: DiaryCommand {
         try await SealedAccount.put(changed, credentials, paths: store.paths)
         try KeyFile.save(keys, store.paths)
         context.say(.itemsKeyRotated(number: keys.currentItemsKey))
+    }
+}
+
+/// `diary-sync encrypt`.
+struct EncryptCommand: DiaryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encrypt",
+        abstract: "Seal a diary that syncs in clear: from then on the server keeps only what it cannot read.",
+        discussion: """
+            Syncs once, then asks for a new diary passphrase (twice, or --passphrase-file), prints the \
+            recovery key once, and replaces every page, chat, tag, setting and file on the server by its \
+            sealed form; the clear copies, the versions kept by merges and the receipts are removed. \
+            Meanwhile the server takes no changes from any device: they wait on their devices. Cut off at \
+            any point, run it again to finish. Other devices then log in again with the passphrase. \
+            Backups the server's operator made before still hold the clear diary.
+            """)
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp(
+        "Read the diary passphrase (new, or the one already chosen when resuming) from this file.", valueName: "file"))
+    var passphraseFile: String?
+
+    init() {}
+
+    func execute(_ context: CommandContext) async throws {
+        let store = try context.openStore()
+        let credentials = try SyncRunner.credentials(context)
+        let account = credentials.userId
+        let sealing = AccountSealing(store: store, credentials: credentials)
+        // New keys this device made on an earlier run that was cut off: the same again.
+        var pending = try PendingKeys.load(store.paths, account: account)
+        let keys: DiaryKeys, envelope: KeyEnvelope
+        if let pending {
+            (keys, envelope) = (pending.keys, pending.envelope)
+        } else {
+            switch try await sealing.stage() {
+            case let .sealed(sealed):
+                guard try KeyFile.load(store.paths, account: account)?.keyId == sealed.keyId else { throw SealError.needsKeys }
+                context.say(.alreadySealed)
+                return
+            case let .sealing(sealed):
+                envelope = sealed
+                if let held = try KeyFile.load(store.paths, account: account), held.keyId == sealed.keyId {
+                    keys = held
+                } else {
+                    keys = try DiaryKeys.open(sealed, account: account, passphrase: try SealingOptions.passphrase(file: passphraseFile, context))
+                    try KeyFile.save(keys, store.paths)
+                }
+            case .clear:
+                try await sealing.prepare()
+                let made = try DiaryKeys.create(account: account, passphrase: try SealingOptions.newPassphrase(file: passphraseFile, context))
+                try PendingKeys.save(made.keys, envelope: made.envelope, recoveryKey: made.recoveryKey, store.paths)
+                pending = made
+                (keys, envelope) = (made.keys, made.envelope)
+            }
+        }
+        let outcome = try await sealing.seal(keys, envelope: envelope) {
+            // The server holds the envelope: the keys are this device's now, and the recovery
+            // key is shown (again, if a run was cut off before the pending keys were dropped).
+            guard let pending else { return }
+            try KeyFile.save(pending.keys, store.paths)
+            context.say(.recoveryKeyShown)
+            try Output.line(pending.recoveryKey.text)
+            PendingKeys.remove(store.paths)
+        }
+        context.say(.diarySealed(pages: outcome.pages, settings: outcome.settings, files: outcome.files))
     }
 }
 

@@ -18,7 +18,7 @@ package struct SyncCommand: AsyncParsableCommand {
             """,
         version: DiaryVersion.current,
         subcommands: [SyncNowCommand.self, PushCommand.self, PullCommand.self, WatchCommand.self, SyncStatusCommand.self, SetCommand.self, RemindCommand.self, GarbageCommand.self,
-                      SignupCommand.self, LoginCommand.self, KeysCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
+                      SignupCommand.self, LoginCommand.self, KeysCommand.self, EncryptCommand.self, LogoutCommand.self, DeleteAccountCommand.self, ServerInitCommand.self, UserAddCommand.self, QuotaCommand.self,
                       BackupCommand.self, ExportCommand.self, RestoreCommand.self, ImportCommand.self],
         defaultSubcommand: SyncNowCommand.self)
 

@@ -12,32 +12,6 @@ import Testing
 /// a device does with a seal someone tampered with.
 @Suite(.enabled(if: postgresAvailable), .serialized)
 struct SealedSyncTests {
-    /// The whole database as `pg_dump` writes it (data only): what an operator's backup holds.
-    private func dump(_ server: TestServer) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var url = server.admin
-        url.password = nil
-        process.arguments = ["pg_dump", "--data-only", url.description]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": server.adminPassword]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Every 8-byte piece of `marker`, as text and as the hex a bytea column is dumped in.
-    private func pieces(of marker: String) -> [String] {
-        let bytes = Array(marker.utf8)
-        return (0...(bytes.count - 8)).flatMap { start -> [String] in
-            let piece = Array(bytes[start..<start + 8])
-            return [String(decoding: piece, as: UTF8.self), piece.map { String(format: "%02x", $0) }.joined()]
-        }
-    }
-
     @Test func theServerHoldsNothingItCanRead() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()
@@ -57,11 +31,11 @@ struct SealedSyncTests {
         let pushed = try await a.sync()
         #expect(pushed.pushed >= 2 && pushed.mediaSent == 1 && pushed.refused == 0)
 
-        let everything = Data(try dump(server).utf8)
+        let everything = Data(try server.dataDump().utf8)
         func holds(_ text: String) -> Bool { everything.range(of: Data(text.utf8)) != nil }
         #expect(holds("ib1.1."), "the sealed records are there")
         for secret in [title, words, place, tag, tag.lowercased(), chat, setting, memory, String(decoding: photoBytes.prefix(37), as: UTF8.self)] {
-            for piece in pieces(of: secret) { #expect(!holds(piece), "\(piece) of \(secret) reached the server") }
+            for piece in TestServer.pieces(of: secret) { #expect(!holds(piece), "\(piece) of \(secret) reached the server") }
         }
         #expect(!holds(photo.sha256), "the file's own hash never leaves")
         #expect(!holds("\"persona\"") && !holds(MemoryNotes.settingKey), "setting keys are keyed names")

@@ -483,6 +483,10 @@ private final class SlowServer: SyncServer {
     func whoami() async throws -> JSON { try await inner.whoami() }
     func putEnvelope(_ envelope: JSON) async throws { try await inner.putEnvelope(envelope) }
     func deleteAccount() async throws -> Int64 { try await inner.deleteAccount() }
+    func beginSealing(_ envelope: JSON) async throws -> JSON { try await inner.beginSealing(envelope) }
+    func clearRecords(after: String, limit: Int) async throws -> JSON { try await inner.clearRecords(after: after, limit: limit) }
+    func reseal(_ batch: String) async throws -> JSON { try await inner.reseal(batch) }
+    func finishSealing() async throws -> JSON { try await inner.finishSealing() }
     func presentMedia(_ shas: [String]) async throws -> Set<String> { try await inner.presentMedia(shas) }
     func upload(_ transfer: MediaTransfer, name: String, from descriptor: Int32) async throws -> MediaUpload {
         try await inner.upload(transfer, name: name, from: descriptor)

@@ -69,6 +69,33 @@ final class TestServer: Sendable {
         return Person(address: admin.asUser(name), password: password, userId: userId)
     }
 
+    /// The whole database as `pg_dump` writes it (data only): what an operator's backup holds.
+    func dataDump() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var url = admin
+        url.password = nil
+        process.arguments = ["pg_dump", "--data-only", url.description]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": adminPassword]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Every 8-byte piece of `marker`, as text and as the hex a bytea column is dumped in:
+    /// what must not be found in a dump of a sealed diary.
+    static func pieces(of marker: String) -> [String] {
+        let bytes = Array(marker.utf8)
+        return (0...(bytes.count - 8)).flatMap { start -> [String] in
+            let piece = Array(bytes[start..<start + 8])
+            return [String(decoding: piece, as: UTF8.self), piece.map { String(format: "%02x", $0) }.joined()]
+        }
+    }
+
     /// Runs a query as the admin and returns the first column of the first row.
     func adminText(_ sql: String) async throws -> String? {
         try await ServerConnection.with(admin, password: adminPassword) { server in try await server.run(script: sql) }

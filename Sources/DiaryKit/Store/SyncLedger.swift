@@ -195,6 +195,26 @@ extension SyncLedger {
         }
     }
 
+    /// Queues every live file this device holds to be sent again, whatever the server held
+    /// before (a diary being sealed: each goes up sealed); returns how many.
+    package func queueHeldMediaToSend() throws -> Int {
+        let folder = ContentAddressedFolder(store.paths.media)
+        return try store.write { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT sha256, min(entry_id) AS entry_id, min(ext) AS ext, max(bytes) AS bytes FROM media
+                WHERE deleted_at IS NULL GROUP BY sha256
+                """))
+            var queued = 0
+            for row in rows where folder.holds(sha256: row["sha256"], fileExtension: row["ext"], bytes: row["bytes"]) {
+                try db.cachedStatement(sql: """
+                    INSERT INTO media_transfer(sha256, direction, entry_id, ext, bytes) VALUES (?, 'up', ?, ?, ?) ON CONFLICT DO NOTHING
+                    """).execute(arguments: [row["sha256"] as String, row["entry_id"] as String, row["ext"] as String, row["bytes"] as Int64])
+                queued += 1
+            }
+            return queued
+        }
+    }
+
     /// A transfer done: the server holds these bytes (and, fetched, so does this device).
     package func finishTransfer(sha256: String, direction: String) throws {
         try store.write { db in

@@ -1,4 +1,4 @@
--- InnerBloom Diary: the server side of sync, schema version 10.
+-- InnerBloom Diary: the server side of sync, schema version 11.
 -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
 -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
 -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -9,8 +9,8 @@ DO $guard$
 BEGIN
     IF to_regclass('diary.schema_migration') IS NOT NULL THEN
         -- Nested IF: this statement is only planned once the table is known to exist.
-        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 10) THEN
-            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 10)',
+        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 11) THEN
+            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 11)',
                 (SELECT max(version) FROM diary.schema_migration)
                 USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
         END IF;
@@ -242,6 +242,11 @@ ALTER TABLE diary.entry ALTER COLUMN created_at DROP NOT NULL;
 ALTER TABLE diary.entry ALTER COLUMN occurred_at DROP NOT NULL;
 ALTER TABLE diary.setting ALTER COLUMN updated_at DROP NOT NULL;
 ALTER TABLE diary.setting ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
+-- Version 11: an account that synced in clear being sealed (diary-sync encrypt): its
+-- envelope is stored, and until every clear row is replaced by its sealed form no device
+-- may push (a clear push would add what is being removed; a sealed one could meet a row
+-- half replaced).
+ALTER TABLE diary.key_envelope ADD COLUMN IF NOT EXISTS sealing boolean NOT NULL DEFAULT false;
 
 CREATE TABLE IF NOT EXISTS diary.schema_migration (
     version    int PRIMARY KEY,

@@ -44,6 +44,14 @@ BEGIN
         RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
     END IF;
     start_seq := seq;
+    -- An account being sealed (diary-sync encrypt on one of its devices) takes nothing until
+    -- that is done: every change waits on its device, named.
+    IF EXISTS (SELECT 1 FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing) THEN
+        RETURN jsonb_build_object('results', (SELECT coalesce(jsonb_agg(jsonb_build_object('key', b.value->>'key', 'status', 'rejected',
+                                                                                           'error', 'sealing')), '[]')
+                                                FROM jsonb_array_elements(batch) b),
+                                  'server_seq', seq);
+    END IF;
     -- A clock more than a day ahead is a broken or hostile device: taking it would make
     -- every later edit from elsewhere lose to it.
     horizon := (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
@@ -172,6 +180,34 @@ BEGIN
 END
 $fn$;
 
+-- An entry as devices read it: its row's doc with its media, messages and tag links (and,
+-- in clear, its tag names). Plain SQL without settings of its own, so that the planner
+-- inlines it into pull()'s one statement.
+CREATE OR REPLACE FUNCTION diary.entry_record(uid uuid, entry_id text, doc jsonb) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $fn$ SELECT doc || jsonb_build_object(
+                   'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
+                                        FROM diary.media m WHERE m.user_id = uid AND m.entry_id = entry_record.entry_id), '[]'),
+                   'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
+                                           FROM diary.message m WHERE m.user_id = uid AND m.entry_id = entry_record.entry_id), '[]'),
+                   'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
+                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = entry_record.entry_id), '[]'))
+                   -- A sealed entry's tag names are keyed: only its devices list them.
+                   || CASE WHEN doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
+                   'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
+                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = entry_record.entry_id
+                                        AND NOT t.deleted), '[]')) END $fn$;
+
+-- A setting as devices read it: in clear its value and time, sealed its box.
+CREATE OR REPLACE FUNCTION diary.setting_record(s diary.setting) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $fn$ SELECT CASE WHEN s.sealed
+                        THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
+                                                'device_id', s.device_id, 'box', s.value)
+                        ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
+                                                'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                                'hlc', s.hlc, 'device_id', s.device_id) END $fn$;
+
 -- pull(after, max_rows): the person's entries and settings changed after the cursor, in
 -- counter order, at most max_rows (clamped to 1..1000) at a time.
 CREATE OR REPLACE FUNCTION diary.pull(after bigint, max_rows int, device text DEFAULT NULL) RETURNS jsonb
@@ -200,13 +236,7 @@ BEGIN
               WHERE e.user_id = uid AND e.server_seq > cursor_seq AND (device IS NULL OR e.echo_of IS DISTINCT FROM device)
               ORDER BY e.server_seq LIMIT page_size + 1)
             UNION ALL
-            (SELECT 'setting', s.key, s.server_seq,
-                    CASE WHEN s.sealed
-                         THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
-                                                 'device_id', s.device_id, 'box', s.value)
-                         ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
-                                                 'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                                 'hlc', s.hlc, 'device_id', s.device_id) END
+            (SELECT 'setting', s.key, s.server_seq, diary.setting_record(s)
                FROM diary.setting s
               WHERE s.user_id = uid AND s.server_seq > cursor_seq AND (device IS NULL OR s.echo_of IS DISTINCT FROM device)
               ORDER BY s.server_seq LIMIT page_size + 1)
@@ -216,18 +246,8 @@ BEGIN
         SELECT * FROM changed ORDER BY server_seq LIMIT page_size
     )
     SELECT coalesce(jsonb_agg(jsonb_build_object('seq', p.server_seq, 'record',
-               CASE WHEN p.kind = 'setting' THEN p.doc ELSE p.doc || jsonb_build_object(
-                   'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
-                                        FROM diary.media m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
-                   'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
-                                           FROM diary.message m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
-                   'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
-                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'))
-                   -- A sealed entry's tag names are keyed: only its devices list them.
-                   || CASE WHEN p.doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
-                   'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
-                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]')) END
-               END) ORDER BY p.server_seq), '[]'),
+               CASE WHEN p.kind = 'setting' THEN p.doc ELSE diary.entry_record(uid, p.row_id, p.doc) END)
+               ORDER BY p.server_seq), '[]'),
            max(p.server_seq),
            (SELECT count(*) FROM changed)
       INTO items, last_seq, found_rows

@@ -44,6 +44,8 @@ BEGIN
                               'premium', coalesce((SELECT a.premium FROM diary.account a WHERE a.user_id = uid), false),
                               -- A sealed diary's key envelope (null in clear): what a new device opens with the passphrase.
                               'envelope', (SELECT k.envelope FROM diary.key_envelope k WHERE k.user_id = uid),
+                              -- True while an account that synced in clear is being sealed (diary-sync encrypt).
+                              'sealing', coalesce((SELECT k.sealing FROM diary.key_envelope k WHERE k.user_id = uid), false),
                               'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
 END
 $fn$;

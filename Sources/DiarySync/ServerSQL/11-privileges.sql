@@ -44,7 +44,9 @@ BEGIN
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
             diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
-            diary.sealed_clear_fields(text)
+            diary.sealed_clear_fields(text), diary.entry_record(uuid, text, jsonb), diary.setting_record(diary.setting),
+            diary.envelope_items_keys(jsonb), diary.begin_sealing(jsonb), diary.clear_records(text, int), diary.reseal(jsonb),
+            diary.unreferenced_objects(), diary.finish_sealing()
             TO %I', who);
     END LOOP;
 END
@@ -88,5 +90,5 @@ END
 $catalog$;
 
 -- Recorded last, so a script that stopped half-way is not counted as applied.
-INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (10, 'diary-v10-sealed-diaries', now())
+INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (11, 'diary-v11-sealing-clear-accounts', now())
     ON CONFLICT DO NOTHING;

@@ -49,6 +49,13 @@ final class SupabaseServer: SyncServer {
     /// half-way, running it again finishes the job.
     func deleteAccount() async throws -> Int64 {
         let names = try await rpc("my_objects", "{}").arrayValue?.compactMap(\.stringValue) ?? []
+        try await removeObjects(names)
+        let answer = try await rpc("delete_account", "{}")
+        return (answer.integerValue ?? 0) + Int64(names.count)
+    }
+
+    /// Removes these objects of the person's from the bucket (names already gone are no error).
+    private func removeObjects(_ names: [String]) async throws {
         // Storage takes at most 1,000 names per request.
         for start in stride(from: 0, to: names.count, by: 1000) {
             let part = JSON.object([("prefixes", .array(names[start..<min(start + 1000, names.count)].map { .string($0) }))])
@@ -57,8 +64,26 @@ final class SupabaseServer: SyncServer {
             }
             guard reply.ok else { throw SupabaseProject.refusal(reply) }
         }
-        let answer = try await rpc("delete_account", "{}")
-        return (answer.integerValue ?? 0) + Int64(names.count)
+    }
+
+    // MARK: Sealing an account in clear
+
+    func beginSealing(_ envelope: JSON) async throws -> JSON {
+        try await rpc("begin_sealing", JSON.object([("envelope", envelope)]).serialized)
+    }
+
+    func clearRecords(after: String, limit: Int) async throws -> JSON {
+        try await rpc("clear_records", JSON.object([("after", .string(after)), ("max_rows", .int(Int64(limit)))]).serialized)
+    }
+
+    func reseal(_ batch: String) async throws -> JSON { try await rpc("reseal", #"{"batch":"# + batch + "}") }
+
+    /// The clear files kept as Storage objects are removed through the Storage API first
+    /// (SQL may not delete them); run again after a cut, it finds what is left.
+    func finishSealing() async throws -> JSON {
+        let stored = try await rpc("unreferenced_objects", "{}").arrayValue ?? []
+        try await removeObjects(stored.filter { $0["chunks"] == .int(0) }.compactMap { $0["name"]?.stringValue })
+        return try await rpc("finish_sealing", "{}")
     }
 
     // MARK: Media
