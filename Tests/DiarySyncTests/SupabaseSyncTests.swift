@@ -208,6 +208,43 @@ struct SupabaseSyncTests {
         #expect(server.fake.requests.count - before == 1)
     }
 
+    @Test func anAccountInClearIsSealedThroughRPCAndItsClearObjectsRemoved() async throws {
+        let server = try await SupabaseProjectUnderTest.make()
+        let (email, a) = try await server.newPerson(password: "sea-breeze-42")
+        let b = try await SupabaseDevice.logIn(try server.project, email, "sea-breeze-42")
+        let marker = "marker" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let item = try a.mediaFile(Array(marker.utf8) + randomBytes(300_000))
+        _ = try a.diary.draft(marker, media: [item])
+        _ = try a.diary.page(marker, tags: [marker])
+        try await a.sync()
+        try await b.sync()
+        let objects = "SELECT coalesce(string_agg(name, ' '), '') FROM storage.objects WHERE bucket_id = 'diary-media'"
+        #expect(try await server.adminText(objects)?.contains(item.sha256) == true)
+
+        let sealing = AccountSealing(store: a.store, credentials: try #require(try Credentials.load(a.paths)))
+        try await sealing.prepare()
+        let made = try DiaryKeys.create(account: a.credentials.userId, passphrase: "a passphrase for tests", cost: .floor)
+        let outcome = try await sealing.seal(made.keys, envelope: made.envelope) {}
+        #expect(outcome == AccountSealing.Outcome(pages: 2, settings: outcome.settings, files: 1))
+        // One object left, the sealed one, through the Storage API; nothing in the rows reads.
+        let names = try #require(try await server.adminText(objects))
+        #expect(!names.contains(item.sha256) && !names.contains(".jpg") && names.split(separator: " ").count == 1, "\(names)")
+        #expect(try await server.adminText("SELECT count(*) FROM diary.media_object") == "1")
+        #expect(try await server.adminText("""
+            SELECT count(*) FROM (SELECT doc::text AS t FROM diary.entry UNION ALL SELECT doc::text FROM diary.media
+                                  UNION ALL SELECT doc::text FROM diary.message UNION ALL SELECT doc::text FROM diary.entry_tag
+                                  UNION ALL SELECT name FROM diary.entry_tag UNION ALL SELECT value FROM diary.setting) x
+             WHERE t LIKE '%\(marker.prefix(16))%' OR t LIKE '%\(item.sha256)%'
+            """) == "0")
+        #expect(server.requests("DELETE", "/storage/v1/object/").count == 1, "the clear object went through the Storage API")
+
+        b.keys = SyncKeys(made.keys, paths: b.paths)
+        let c = try await SupabaseDevice.logIn(try server.project, email, "sea-breeze-42")
+        c.keys = SyncKeys(made.keys, paths: c.paths)
+        #expect(try await c.sync().mediaFetched == 1)
+        #expect(try a.everything() == c.everything() && b.everything() == c.everything())
+    }
+
     @Test func aCodeByEmailLogsInAndWrongAnswersSayWhy() async throws {
         let server = try await SupabaseProjectUnderTest.make()
         let project = try server.project

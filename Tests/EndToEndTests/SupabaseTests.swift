@@ -3,9 +3,6 @@ import FakeServers
 import Foundation
 import Testing
 
-/// The throwaway cluster the test script started (`scripts/pg-cluster.sh`).
-private let clusterURL = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]
-
 /// A Supabase-shaped database set up as an operator would (the diary's SQL by
 /// `diary-sync server-init`), behind the fake Auth, PostgREST and Storage APIs. No live
 /// Supabase project is used.

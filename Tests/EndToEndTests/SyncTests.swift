@@ -2,13 +2,13 @@ import Foundation
 import Testing
 
 /// The throwaway cluster the test script started (`scripts/pg-cluster.sh`).
-private let clusterURL = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]
+let clusterURL = ProcessInfo.processInfo.environment["DIARY_TEST_PG_URL"]
 private let clusterDir = ProcessInfo.processInfo.environment["DIARY_TEST_PG_DIR"]
 
 
 /// A fresh database with the diary server installed by `diary-sync server-init`, and one
 /// login made by `diary-sync user-add`.
-private struct SyncServer {
+struct SyncServer {
     let admin: String
     let user: String
     let password: String

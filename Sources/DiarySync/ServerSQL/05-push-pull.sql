@@ -181,10 +181,11 @@ END
 $fn$;
 
 -- An entry as devices read it: its row's doc with its media, messages and tag links (and,
--- in clear, its tag names). Plain SQL without settings of its own, so that the planner
--- inlines it into pull()'s one statement.
-CREATE OR REPLACE FUNCTION diary.entry_record(uid uuid, entry_id text, doc jsonb) RETURNS jsonb
-    LANGUAGE sql STABLE
+-- in clear, its tag names). One row, read as (SELECT r.record FROM diary.entry_record(…) r):
+-- a set-returning SQL function without settings of its own is inlined into the calling
+-- statement (a scalar one would run apart for every row, doubling pull()'s time).
+CREATE OR REPLACE FUNCTION diary.entry_record(uid uuid, entry_id text, doc jsonb) RETURNS TABLE (record jsonb)
+    LANGUAGE sql STABLE ROWS 1
     AS $fn$ SELECT doc || jsonb_build_object(
                    'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
                                         FROM diary.media m WHERE m.user_id = uid AND m.entry_id = entry_record.entry_id), '[]'),
@@ -246,7 +247,7 @@ BEGIN
         SELECT * FROM changed ORDER BY server_seq LIMIT page_size
     )
     SELECT coalesce(jsonb_agg(jsonb_build_object('seq', p.server_seq, 'record',
-               CASE WHEN p.kind = 'setting' THEN p.doc ELSE diary.entry_record(uid, p.row_id, p.doc) END)
+               CASE WHEN p.kind = 'setting' THEN p.doc ELSE (SELECT r.record FROM diary.entry_record(uid, p.row_id, p.doc) r) END)
                ORDER BY p.server_seq), '[]'),
            max(p.server_seq),
            (SELECT count(*) FROM changed)

@@ -345,7 +345,7 @@ BEGIN
     WITH page AS (SELECT e.id, e.doc FROM diary.entry e
                    WHERE e.user_id = uid AND NOT (e.doc ? 'parts') AND e.id COLLATE "C" > coalesce(after, '') COLLATE "C"
                    ORDER BY e.id COLLATE "C" LIMIT page_size + 1)
-    SELECT coalesce(jsonb_agg(diary.entry_record(uid, p.id, p.doc) ORDER BY p.id COLLATE "C")
+    SELECT coalesce(jsonb_agg((SELECT r.record FROM diary.entry_record(uid, p.id, p.doc) r) ORDER BY p.id COLLATE "C")
                     FILTER (WHERE p.n <= page_size), '[]'), count(*)
       INTO entries, found_rows
       FROM (SELECT page.*, row_number() OVER (ORDER BY page.id COLLATE "C") AS n FROM page) p;
