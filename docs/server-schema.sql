@@ -4,7 +4,7 @@
 --   scripts/gen-server-schema.sh > docs/server-schema.sql
 -- 'diary-sync server-init' applies exactly this; docs/ARCHITECTURE.md says how it is built.
 --
--- InnerBloom Diary: the server side of sync, schema version 10.
+-- InnerBloom Diary: the server side of sync, schema version 11.
 -- Everything lives in schema "diary" (plus auth.uid() on plain Postgres). Every statement
 -- is idempotent: re-running the script changes nothing and keeps an operator's edits to
 -- diary.config. Apply it inside one transaction (diary-sync server-init does).
@@ -15,8 +15,8 @@ DO $guard$
 BEGIN
     IF to_regclass('diary.schema_migration') IS NOT NULL THEN
         -- Nested IF: this statement is only planned once the table is known to exist.
-        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 10) THEN
-            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 10)',
+        IF EXISTS (SELECT 1 FROM diary.schema_migration WHERE version > 11) THEN
+            RAISE EXCEPTION 'the diary schema on this server (version %) is newer than this script (version 11)',
                 (SELECT max(version) FROM diary.schema_migration)
                 USING ERRCODE = '55000', HINT = 'Update InnerBloom Diary before running server-init.';
         END IF;
@@ -248,6 +248,11 @@ ALTER TABLE diary.entry ALTER COLUMN created_at DROP NOT NULL;
 ALTER TABLE diary.entry ALTER COLUMN occurred_at DROP NOT NULL;
 ALTER TABLE diary.setting ALTER COLUMN updated_at DROP NOT NULL;
 ALTER TABLE diary.setting ADD COLUMN IF NOT EXISTS sealed boolean NOT NULL DEFAULT false;
+-- Version 11: an account that synced in clear being sealed (diary-sync encrypt): its
+-- envelope is stored, and until every clear row is replaced by its sealed form no device
+-- may push (a clear push would add what is being removed; a sealed one could meet a row
+-- half replaced).
+ALTER TABLE diary.key_envelope ADD COLUMN IF NOT EXISTS sealing boolean NOT NULL DEFAULT false;
 
 CREATE TABLE IF NOT EXISTS diary.schema_migration (
     version    int PRIMARY KEY,
@@ -329,9 +334,9 @@ $rls$;
 -- An operator who wants one for everyone (D-011) adds it, e.g.
 --   INSERT INTO diary.config VALUES ('provider', '"openai"');
 INSERT INTO diary.config (key, value) VALUES ('consent', jsonb_build_object(
-    'version', 2,
-    'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。新帳號預設會加密：這些內容在離開你的裝置之前就已封好，伺服器只存放它讀不懂的資料，但仍看得到你何時寫、大約有幾篇、多大。若你選擇不加密（--no-seal），或你的帳號在加密推出前就已開始同步，經營這台伺服器的人就能讀到內容，所以請只在你信任對方的時候這麼做。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
-    'en', $consent$When you turn on sync, this server keeps a copy of your diary so that all your devices show the same one: every page you write, your conversations with the InnerBloom companion, your photos and other media, your tags and your settings. A new account is sealed by default: all of it is sealed before it leaves your device, and the server keeps only what it cannot read, though it still sees when you write and roughly how many pages there are and how big. If you choose not to seal (--no-seal), or your account synced before sealing existed, whoever runs this server can read it; then please turn sync on only if you trust them. You can stop syncing at any time. Deleting your account removes everything of yours from this server, while the diary on your own devices stays with you. Copies in the server's backups may take a little longer to disappear.$consent$
+    'version', 3,
+    'zh-Hant', $consent$開啟同步後，這台伺服器會存放你日記的一份副本，讓你的每台裝置都能看到同一本日記：你寫下的每一頁、你和「InnerBloom 夥伴」的對話、照片和其他媒體、標籤，以及你的設定。新帳號預設會加密：這些內容在離開你的裝置之前就已封好，伺服器只存放它讀不懂的資料，但仍看得到你何時寫、大約有幾篇、多大。若你選擇不加密（--no-seal），或你的帳號在加密推出前就已開始同步，經營這台伺服器的人就能讀到內容，所以請只在你信任對方的時候這麼做；之後再加密（diary-sync encrypt）時，伺服器先前做的備份裡仍會留著未加密的日記。你可以隨時停止同步；刪除帳號會把你在這台伺服器上的所有資料一併移除，你自己裝置上的日記則會留著。伺服器備份裡的副本，可能要再過一段時間才會跟著消失。$consent$,
+    'en', $consent$When you turn on sync, this server keeps a copy of your diary so that all your devices show the same one: every page you write, your conversations with the InnerBloom companion, your photos and other media, your tags and your settings. A new account is sealed by default: all of it is sealed before it leaves your device, and the server keeps only what it cannot read, though it still sees when you write and roughly how many pages there are and how big. If you choose not to seal (--no-seal), or your account synced before sealing existed, whoever runs this server can read it; then please turn sync on only if you trust them, and know that sealing it later (diary-sync encrypt) cannot reach the server's older backups, which still hold it in clear. You can stop syncing at any time. Deleting your account removes everything of yours from this server, while the diary on your own devices stays with you. Copies in the server's backups may take a little longer to disappear.$consent$
 )) ON CONFLICT (key) DO NOTHING;
 
 -- ---------------------------------------------------------------------------------------
@@ -1077,6 +1082,14 @@ BEGIN
         RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
     END IF;
     start_seq := seq;
+    -- An account being sealed (diary-sync encrypt on one of its devices) takes nothing until
+    -- that is done: every change waits on its device, named.
+    IF EXISTS (SELECT 1 FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing) THEN
+        RETURN jsonb_build_object('results', (SELECT coalesce(jsonb_agg(jsonb_build_object('key', b.value->>'key', 'status', 'rejected',
+                                                                                           'error', 'sealing')), '[]')
+                                                FROM jsonb_array_elements(batch) b),
+                                  'server_seq', seq);
+    END IF;
     -- A clock more than a day ahead is a broken or hostile device: taking it would make
     -- every later edit from elsewhere lose to it.
     horizon := (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 86400000;
@@ -1205,6 +1218,35 @@ BEGIN
 END
 $fn$;
 
+-- An entry as devices read it: its row's doc with its media, messages and tag links (and,
+-- in clear, its tag names). One row, read as (SELECT r.record FROM diary.entry_record(…) r):
+-- a set-returning SQL function without settings of its own is inlined into the calling
+-- statement (a scalar one would run apart for every row, doubling pull()'s time).
+CREATE OR REPLACE FUNCTION diary.entry_record(uid uuid, entry_id text, doc jsonb) RETURNS TABLE (record jsonb)
+    LANGUAGE sql STABLE ROWS 1
+    AS $fn$ SELECT doc || jsonb_build_object(
+                   'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
+                                        FROM diary.media m WHERE m.user_id = uid AND m.entry_id = entry_record.entry_id), '[]'),
+                   'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
+                                           FROM diary.message m WHERE m.user_id = uid AND m.entry_id = entry_record.entry_id), '[]'),
+                   'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
+                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = entry_record.entry_id), '[]'))
+                   -- A sealed entry's tag names are keyed: only its devices list them.
+                   || CASE WHEN doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
+                   'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
+                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = entry_record.entry_id
+                                        AND NOT t.deleted), '[]')) END $fn$;
+
+-- A setting as devices read it: in clear its value and time, sealed its box.
+CREATE OR REPLACE FUNCTION diary.setting_record(s diary.setting) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $fn$ SELECT CASE WHEN s.sealed
+                        THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
+                                                'device_id', s.device_id, 'box', s.value)
+                        ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
+                                                'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                                'hlc', s.hlc, 'device_id', s.device_id) END $fn$;
+
 -- pull(after, max_rows): the person's entries and settings changed after the cursor, in
 -- counter order, at most max_rows (clamped to 1..1000) at a time.
 CREATE OR REPLACE FUNCTION diary.pull(after bigint, max_rows int, device text DEFAULT NULL) RETURNS jsonb
@@ -1233,13 +1275,7 @@ BEGIN
               WHERE e.user_id = uid AND e.server_seq > cursor_seq AND (device IS NULL OR e.echo_of IS DISTINCT FROM device)
               ORDER BY e.server_seq LIMIT page_size + 1)
             UNION ALL
-            (SELECT 'setting', s.key, s.server_seq,
-                    CASE WHEN s.sealed
-                         THEN jsonb_build_object('kind', 'setting', 'key', s.key, 'sealed', 1, 'hlc', s.hlc,
-                                                 'device_id', s.device_id, 'box', s.value)
-                         ELSE jsonb_build_object('kind', 'setting', 'key', s.key, 'value', s.value,
-                                                 'updated_at', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                                 'hlc', s.hlc, 'device_id', s.device_id) END
+            (SELECT 'setting', s.key, s.server_seq, diary.setting_record(s)
                FROM diary.setting s
               WHERE s.user_id = uid AND s.server_seq > cursor_seq AND (device IS NULL OR s.echo_of IS DISTINCT FROM device)
               ORDER BY s.server_seq LIMIT page_size + 1)
@@ -1249,18 +1285,8 @@ BEGIN
         SELECT * FROM changed ORDER BY server_seq LIMIT page_size
     )
     SELECT coalesce(jsonb_agg(jsonb_build_object('seq', p.server_seq, 'record',
-               CASE WHEN p.kind = 'setting' THEN p.doc ELSE p.doc || jsonb_build_object(
-                   'media', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'position')::numeric, m.id)
-                                        FROM diary.media m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
-                   'messages', coalesce((SELECT jsonb_agg(m.doc ORDER BY (m.doc->>'created_at')::timestamptz, m.id)
-                                           FROM diary.message m WHERE m.user_id = uid AND m.entry_id = p.row_id), '[]'),
-                   'tag_links', coalesce((SELECT jsonb_agg(t.doc ORDER BY (t.doc->>'position')::numeric, t.name)
-                                            FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id), '[]'))
-                   -- A sealed entry's tag names are keyed: only its devices list them.
-                   || CASE WHEN p.doc ? 'parts' THEN '{}' ELSE jsonb_build_object(
-                   'tags', coalesce((SELECT jsonb_agg(t.name ORDER BY (t.doc->>'position')::numeric, t.name)
-                                       FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = p.row_id AND NOT t.deleted), '[]')) END
-               END) ORDER BY p.server_seq), '[]'),
+               CASE WHEN p.kind = 'setting' THEN p.doc ELSE (SELECT r.record FROM diary.entry_record(uid, p.row_id, p.doc) r) END)
+               ORDER BY p.server_seq), '[]'),
            max(p.server_seq),
            (SELECT count(*) FROM changed)
       INTO items, last_seq, found_rows
@@ -1563,6 +1589,8 @@ BEGIN
                               'premium', coalesce((SELECT a.premium FROM diary.account a WHERE a.user_id = uid), false),
                               -- A sealed diary's key envelope (null in clear): what a new device opens with the passphrase.
                               'envelope', (SELECT k.envelope FROM diary.key_envelope k WHERE k.user_id = uid),
+                              -- True while an account that synced in clear is being sealed (diary-sync encrypt).
+                              'sealing', coalesce((SELECT k.sealing FROM diary.key_envelope k WHERE k.user_id = uid), false),
                               'consent', (SELECT c.value FROM diary.config c WHERE c.key = 'consent'));
 END
 $fn$;
@@ -1987,18 +2015,13 @@ BEGIN
 END
 $fn$;
 
--- Stores the caller's key envelope: the first one makes the account sealed (only while it
--- holds no clear pages or settings); a later one (a new passphrase, a new items key) must
--- hold the same diary key and every items key the account had. The passphrase's cost may
--- not fall under the floor every device enforces. SECURITY DEFINER: people read their
--- envelope but write it only through here. Returns {key_id, items_keys}.
-CREATE OR REPLACE FUNCTION diary.put_envelope(envelope jsonb) RETURNS jsonb
-    LANGUAGE plpgsql SECURITY DEFINER
+-- The number of items keys in a key envelope as devices write it; raises for anything else,
+-- or for a passphrase cost under the floor every device enforces (2 passes, 64 MiB).
+CREATE OR REPLACE FUNCTION diary.envelope_items_keys(envelope jsonb) RETURNS int
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
 DECLARE
-    uid uuid := diary.account_id();
-    stored record;
     numbers int[];
 BEGIN
     IF jsonb_typeof(envelope) IS DISTINCT FROM 'object' OR envelope->'format' IS DISTINCT FROM '1'
@@ -2018,23 +2041,241 @@ BEGIN
        OR numbers <> ARRAY(SELECT generate_series(1, cardinality(numbers))) THEN
         RAISE EXCEPTION 'items keys are numbered 1, 2, … without a gap' USING ERRCODE = '22023';
     END IF;
+    RETURN cardinality(numbers);
+END
+$fn$;
+
+-- Stores the caller's key envelope: the first one makes the account sealed (only while it
+-- holds no clear pages or settings: an account in clear is sealed by begin_sealing()); a
+-- later one (a new passphrase, a new items key) must hold the same diary key and every
+-- items key the account had. SECURITY DEFINER: people read their envelope but write it
+-- only through here. Returns {key_id, items_keys}.
+CREATE OR REPLACE FUNCTION diary.put_envelope(envelope jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    stored record;
+    keys int := diary.envelope_items_keys(envelope);
+BEGIN
     SELECT k.key_id, k.items_keys INTO stored FROM diary.key_envelope k WHERE k.user_id = uid FOR UPDATE;
     IF NOT FOUND THEN
-        IF EXISTS (SELECT 1 FROM diary.entry e WHERE e.user_id = uid AND NOT (e.doc ? 'parts'))
-           OR EXISTS (SELECT 1 FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed) THEN
+        IF diary.holds_clear_rows(uid) THEN
             RAISE EXCEPTION 'this account holds pages in clear; seal them with diary-sync encrypt' USING ERRCODE = '55000';
         END IF;
         INSERT INTO diary.key_envelope (user_id, key_id, items_keys, envelope)
-        VALUES (uid, envelope->>'key_id', cardinality(numbers), envelope);
+        VALUES (uid, envelope->>'key_id', keys, envelope);
     ELSIF stored.key_id <> envelope->>'key_id' THEN
         RAISE EXCEPTION 'this envelope holds another diary key' USING ERRCODE = '55000';
-    ELSIF cardinality(numbers) < stored.items_keys THEN
+    ELSIF keys < stored.items_keys THEN
         RAISE EXCEPTION 'an items key may not be taken away' USING ERRCODE = '55000';
     ELSE
-        UPDATE diary.key_envelope k SET items_keys = cardinality(numbers), envelope = put_envelope.envelope, updated_at = now()
+        UPDATE diary.key_envelope k SET items_keys = keys, envelope = put_envelope.envelope, updated_at = now()
          WHERE k.user_id = uid;
     END IF;
-    RETURN jsonb_build_object('key_id', envelope->>'key_id', 'items_keys', cardinality(numbers));
+    RETURN jsonb_build_object('key_id', envelope->>'key_id', 'items_keys', keys);
+END
+$fn$;
+
+-- ---------------------------------------------------------------------------------------
+-- Sealing an account that synced in clear (diary-sync encrypt). One device, holding the
+-- whole diary, stores the envelope (begin_sealing), reads the clear rows page by page
+-- (clear_records), sends each back sealed with the same clocks (reseal: no new server_seq,
+-- so no device fetches again what it already has), uploads every file sealed, and ends
+-- (finish_sealing) by removing what stayed in clear: the clear files, the versions kept by
+-- merges, the receipts. Each step may be repeated: a device killed at any point runs
+-- encrypt again and carries on. While sealing, push() refuses every change ('sealing'):
+-- they wait on their devices.
+
+-- True when the account holds an entry or a setting in clear.
+CREATE OR REPLACE FUNCTION diary.holds_clear_rows(uid uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $fn$ SELECT EXISTS (SELECT 1 FROM diary.entry e WHERE e.user_id = uid AND NOT (e.doc ? 'parts'))
+                   OR EXISTS (SELECT 1 FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed) $fn$;
+
+-- Stores the envelope of an account that holds clear rows and starts sealing it; the same
+-- envelope again (a resumed encrypt) changes nothing. Push receipts go at once: their keys
+-- are hashes of clear records, and no clear push is taken from now on. Returns
+-- {key_id, items_keys, sealing}.
+CREATE OR REPLACE FUNCTION diary.begin_sealing(envelope jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    keys int := diary.envelope_items_keys(envelope);
+    stored record;
+BEGIN
+    -- Under the person's counter lock: no push is half-way while the account changes state.
+    PERFORM 1 FROM diary.account a WHERE a.user_id = uid FOR UPDATE;
+    SELECT k.key_id, k.items_keys, k.sealing INTO stored FROM diary.key_envelope k WHERE k.user_id = uid;
+    IF FOUND THEN
+        IF stored.key_id <> envelope->>'key_id' THEN
+            RAISE EXCEPTION 'this envelope holds another diary key' USING ERRCODE = '55000';
+        END IF;
+        RETURN jsonb_build_object('key_id', stored.key_id, 'items_keys', stored.items_keys, 'sealing', stored.sealing);
+    END IF;
+    INSERT INTO diary.key_envelope (user_id, key_id, items_keys, envelope, sealing)
+    VALUES (uid, envelope->>'key_id', keys, envelope, diary.holds_clear_rows(uid));
+    DELETE FROM diary.push_receipt r WHERE r.user_id = uid;
+    RETURN jsonb_build_object('key_id', envelope->>'key_id', 'items_keys', keys,
+                              'sealing', (SELECT k.sealing FROM diary.key_envelope k WHERE k.user_id = uid));
+END
+$fn$;
+
+-- The next clear entries after the id `after` (at most max_rows, 1..200), as pull() gives
+-- them, and every clear setting: {entries, settings, more}.
+CREATE OR REPLACE FUNCTION diary.clear_records(after text, max_rows int) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    page_size int := least(greatest(coalesce(max_rows, 200), 1), 200);
+    entries jsonb;
+    found_rows int;
+BEGIN
+    WITH page AS (SELECT e.id, e.doc FROM diary.entry e
+                   WHERE e.user_id = uid AND NOT (e.doc ? 'parts') AND e.id COLLATE "C" > coalesce(after, '') COLLATE "C"
+                   ORDER BY e.id COLLATE "C" LIMIT page_size + 1)
+    SELECT coalesce(jsonb_agg((SELECT r.record FROM diary.entry_record(uid, p.id, p.doc) r) ORDER BY p.id COLLATE "C")
+                    FILTER (WHERE p.n <= page_size), '[]'), count(*)
+      INTO entries, found_rows
+      FROM (SELECT page.*, row_number() OVER (ORDER BY page.id COLLATE "C") AS n FROM page) p;
+    RETURN jsonb_build_object('entries', entries, 'more', found_rows > page_size,
+                              'settings', coalesce((SELECT jsonb_agg(diary.setting_record(s) ORDER BY s.key)
+                                                      FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed), '[]'));
+END
+$fn$;
+
+-- Replaces clear rows by their sealed forms: [{"record": sealed entry}, {"record": sealed
+-- setting, "was": its key in clear}]. Each must carry the clock the clear row has (an entry
+-- also the same media and messages, and as many tag links); it then takes the row's place
+-- with its server_seq, so devices that hold the clear version fetch nothing again. Per item:
+-- 'sealed', 'gone' (no such clear row: already sealed, or never there) or 'rejected' with
+-- what did not match.
+CREATE OR REPLACE FUNCTION diary.reseal(batch jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, diary, pg_temp
+    SET jit = off
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    keys int;
+    item jsonb;
+    rec jsonb;
+    stored record;
+    problem text;
+    results jsonb := '[]';
+BEGIN
+    IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 50 THEN
+        RAISE EXCEPTION 'a reseal is an array of at most 50 items' USING ERRCODE = '22023';
+    END IF;
+    PERFORM 1 FROM diary.account a WHERE a.user_id = uid FOR UPDATE;
+    SELECT k.items_keys INTO keys FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'this account is not being sealed' USING ERRCODE = '55000';
+    END IF;
+    FOR item IN SELECT value FROM jsonb_array_elements(batch) LOOP
+        rec := item->'record';
+        IF rec->>'kind' = 'setting' THEN
+            SELECT s.hlc, s.server_seq, s.echo_of INTO stored FROM diary.setting s
+             WHERE s.user_id = uid AND s.key = item->>'was' AND NOT s.sealed FOR UPDATE;
+            problem := CASE WHEN NOT FOUND THEN 'gone'
+                            WHEN stored.hlc IS DISTINCT FROM rec->>'hlc' THEN 'hlc'
+                            ELSE diary.unsealed_setting_field(rec, keys) END;
+            IF problem IS NULL THEN
+                DELETE FROM diary.setting s WHERE s.user_id = uid AND s.key = item->>'was';
+                INSERT INTO diary.setting (user_id, key, value, hlc, device_id, updated_at, server_seq, echo_of, sealed)
+                VALUES (uid, rec->>'key', rec->>'box', rec->>'hlc', rec->>'device_id', NULL, stored.server_seq, stored.echo_of, true);
+            END IF;
+            results := results || jsonb_build_object('was', item->>'was', 'status',
+                                                     CASE WHEN problem IS NULL THEN 'sealed' WHEN problem = 'gone' THEN 'gone' ELSE 'rejected' END,
+                                                     'error', problem);
+            CONTINUE;
+        END IF;
+        SELECT e.hlc INTO stored FROM diary.entry e WHERE e.user_id = uid AND e.id = rec->>'id' AND NOT (e.doc ? 'parts') FOR UPDATE;
+        problem := CASE WHEN NOT FOUND THEN 'gone'
+                        WHEN stored.hlc IS DISTINCT FROM rec->>'hlc' THEN 'hlc'
+                        ELSE diary.unsealed_entry_field(rec, keys) END;
+        -- Nothing of the clear row may be left behind: the same media and messages, as many tag links.
+        IF problem IS NULL AND (
+               (SELECT coalesce(array_agg(m.id ORDER BY m.id), '{}') FROM diary.media m WHERE m.user_id = uid AND m.entry_id = rec->>'id')
+               IS DISTINCT FROM (SELECT coalesce(array_agg(x->>'id' ORDER BY x->>'id'), '{}') FROM jsonb_array_elements(rec->'media') x)) THEN
+            problem := 'media';
+        ELSIF problem IS NULL AND (
+               (SELECT coalesce(array_agg(m.id ORDER BY m.id), '{}') FROM diary.message m WHERE m.user_id = uid AND m.entry_id = rec->>'id')
+               IS DISTINCT FROM (SELECT coalesce(array_agg(x->>'id' ORDER BY x->>'id'), '{}') FROM jsonb_array_elements(rec->'messages') x)) THEN
+            problem := 'messages';
+        ELSIF problem IS NULL AND (SELECT count(*) FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = rec->>'id')
+                                  <> jsonb_array_length(rec->'tag_links') THEN
+            problem := 'tag_links';
+        END IF;
+        IF problem IS NULL THEN
+            UPDATE diary.entry e SET doc = rec - '{media,messages,tag_links}'::text[], created_at = NULL, occurred_at = NULL
+             WHERE e.user_id = uid AND e.id = rec->>'id';
+            DELETE FROM diary.media m WHERE m.user_id = uid AND m.entry_id = rec->>'id';
+            DELETE FROM diary.message m WHERE m.user_id = uid AND m.entry_id = rec->>'id';
+            DELETE FROM diary.entry_tag t WHERE t.user_id = uid AND t.entry_id = rec->>'id';
+            INSERT INTO diary.media (user_id, id, entry_id, sha256, hlc, device_id, deleted, doc)
+            SELECT uid, x->>'id', rec->>'id', diary.media_key(x), x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
+              FROM jsonb_array_elements(rec->'media') x;
+            INSERT INTO diary.message (user_id, id, entry_id, hlc, device_id, deleted, doc)
+            SELECT uid, x->>'id', rec->>'id', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
+              FROM jsonb_array_elements(rec->'messages') x;
+            INSERT INTO diary.entry_tag (user_id, entry_id, name, hlc, device_id, deleted, doc)
+            SELECT uid, rec->>'id', x->>'name', x->>'hlc', x->>'device_id', (x->>'deleted_at') IS NOT NULL, x
+              FROM jsonb_array_elements(rec->'tag_links') x;
+        END IF;
+        results := results || jsonb_build_object('id', rec->>'id', 'status',
+                                                 CASE WHEN problem IS NULL THEN 'sealed' WHEN problem = 'gone' THEN 'gone' ELSE 'rejected' END,
+                                                 'error', problem);
+    END LOOP;
+    RETURN jsonb_build_object('results', results);
+END
+$fn$;
+
+-- The caller's stored files no media row names any more: once every row is sealed, the
+-- clear files. Storage objects among them are removed by the device through the Storage
+-- API (SQL may not delete them), before finish_sealing() forgets them.
+CREATE OR REPLACE FUNCTION diary.unreferenced_objects() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+    SELECT coalesce(jsonb_agg(jsonb_build_object('sha256', o.sha256, 'name', o.name, 'chunks', o.chunks) ORDER BY o.sha256), '[]')
+      FROM diary.media_object o
+     WHERE o.user_id = diary.account_id()
+       AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = o.user_id AND m.sha256 = o.sha256)
+$fn$;
+
+-- Ends the sealing once no clear row is left: removes the clear files' chunks and records,
+-- and every version kept by a merge (all from before: nothing was pushed while sealing);
+-- from then on the account takes sealed pushes. Returns {sealed, clear_left}.
+CREATE OR REPLACE FUNCTION diary.finish_sealing() RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, diary, pg_temp
+AS $fn$
+DECLARE
+    uid uuid := diary.account_id();
+    left_rows bigint;
+BEGIN
+    PERFORM 1 FROM diary.account a WHERE a.user_id = uid FOR UPDATE;
+    IF NOT EXISTS (SELECT 1 FROM diary.key_envelope k WHERE k.user_id = uid) THEN
+        RAISE EXCEPTION 'this account is not being sealed' USING ERRCODE = '55000';
+    END IF;
+    SELECT (SELECT count(*) FROM diary.entry e WHERE e.user_id = uid AND NOT (e.doc ? 'parts'))
+         + (SELECT count(*) FROM diary.setting s WHERE s.user_id = uid AND NOT s.sealed) INTO left_rows;
+    IF left_rows > 0 THEN
+        RETURN jsonb_build_object('sealed', false, 'clear_left', left_rows);
+    END IF;
+    DELETE FROM diary.media_chunk c WHERE c.user_id = uid
+       AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = c.sha256);
+    DELETE FROM diary.media_object o WHERE o.user_id = uid
+       AND NOT EXISTS (SELECT 1 FROM diary.media m WHERE m.user_id = uid AND m.sha256 = o.sha256);
+    DELETE FROM diary.conflict c WHERE c.user_id = uid AND EXISTS (SELECT 1 FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing);
+    UPDATE diary.key_envelope k SET sealing = false, updated_at = now() WHERE k.user_id = uid;
+    RETURN jsonb_build_object('sealed', true, 'clear_left', 0);
 END
 $fn$;
 -- ---------------------------------------------------------------------------------------
@@ -2083,7 +2324,9 @@ BEGIN
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
             diary.sealed_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
-            diary.sealed_clear_fields(text)
+            diary.sealed_clear_fields(text), diary.entry_record(uuid, text, jsonb), diary.setting_record(diary.setting),
+            diary.envelope_items_keys(jsonb), diary.begin_sealing(jsonb), diary.clear_records(text, int), diary.reseal(jsonb),
+            diary.unreferenced_objects(), diary.finish_sealing()
             TO %I', who);
     END LOOP;
 END
@@ -2127,5 +2370,5 @@ END
 $catalog$;
 
 -- Recorded last, so a script that stopped half-way is not counted as applied.
-INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (10, 'diary-v10-sealed-diaries', now())
+INSERT INTO diary.schema_migration (version, name, applied_at) VALUES (11, 'diary-v11-sealing-clear-accounts', now())
     ON CONFLICT DO NOTHING;

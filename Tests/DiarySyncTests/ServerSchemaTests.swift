@@ -772,7 +772,7 @@ struct ServerSchemaTests {
         let alice = try await server.addPerson("alice")
         #expect(try await server.run("SELECT count(*) FROM diary.config", as: alice) == "1", "the consent text, no provider by default")
         let consent = try await server.json("SELECT value FROM diary.config WHERE key = 'consent'", as: alice)
-        #expect(consent["version"]?.doubleValue == 2, "version 2 says what sealing keeps from the operator")
+        #expect(consent["version"]?.doubleValue == 3, "version 3 says that sealing later cannot reach older backups")
         let chinese = try #require(consent["zh-Hant"]?.stringValue)
         let english = try #require(consent["en"]?.stringValue)
         #expect(chinese.contains("「InnerBloom 夥伴」"))
@@ -781,7 +781,7 @@ struct ServerSchemaTests {
             #expect(text.range(of: #"\bAI\b"#, options: .regularExpression) == nil)
         }
         // What is stored, who can read it, and how to take it back.
-        for word in ["page", "conversations", "media", "tags", "settings", "can read", "Deleting your account", "sealed", "--no-seal"] {
+        for word in ["page", "conversations", "media", "tags", "settings", "can read", "Deleting your account", "sealed", "--no-seal", "diary-sync encrypt", "older backups"] {
             #expect(english.contains(word), "consent should mention \(word)")
         }
         let config = try await server.pull(after: 0, max: 1, as: alice)["config"]
