@@ -32,12 +32,13 @@ $guard$;
 -- privileges are granted to it directly (see "Privileges").
 DO $roles$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'diary_user') THEN
+    -- to_regrole and pg_has_role, not pg_roles: a superuser's run takes the role list from
+    -- PUBLIC (see "What the catalog tells"), and the operator's next run may be no superuser.
+    IF to_regrole('diary_user') IS NULL THEN
         CREATE ROLE diary_user NOLOGIN;
     END IF;
     -- Version 6 and before made authenticated a member; the grants below replace that.
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
-               WHERE m.roleid = 'diary_user'::regrole AND m.member::regrole::text = 'authenticated') THEN
+    IF to_regrole('authenticated') IS NOT NULL AND pg_catalog.pg_has_role('authenticated', 'diary_user', 'MEMBER') THEN
         REVOKE diary_user FROM authenticated;
     END IF;
 END
@@ -1697,15 +1698,21 @@ BEGIN
 END
 $fn$;
 
+-- The triggers are made only where missing, never dropped and made again: on Supabase the
+-- operator's role (postgres) may create a trigger on auth.users but not drop one, since
+-- supabase_auth_admin owns the table, so a DROP would fail every run after the first. The
+-- functions they call are replaced above, which is all an upgrade needs.
 DO $supabase_auth$
 BEGIN
     IF to_regclass('auth.users') IS NOT NULL THEN
-        DROP TRIGGER IF EXISTS diary_account ON auth.users;
-        CREATE TRIGGER diary_account AFTER INSERT ON auth.users
-            FOR EACH ROW EXECUTE FUNCTION diary.account_for_auth_user();
-        DROP TRIGGER IF EXISTS diary_forget ON auth.users;
-        CREATE TRIGGER diary_forget AFTER DELETE ON auth.users
-            FOR EACH ROW EXECUTE FUNCTION diary.forget_auth_user();
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = 'auth.users'::regclass AND t.tgname = 'diary_account') THEN
+            CREATE TRIGGER diary_account AFTER INSERT ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.account_for_auth_user();
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = 'auth.users'::regclass AND t.tgname = 'diary_forget') THEN
+            CREATE TRIGGER diary_forget AFTER DELETE ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.forget_auth_user();
+        END IF;
         -- People who signed up before the script ran.
         INSERT INTO diary.account (user_id, role_name) SELECT u.id, NULL FROM auth.users u ON CONFLICT (user_id) DO NOTHING;
     END IF;
@@ -2295,7 +2302,7 @@ DECLARE
     target text;
 BEGIN
     FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
-        CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+        CONTINUE WHEN who <> 'PUBLIC' AND to_regrole(who) IS NULL;
         target := CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
         EXECUTE 'REVOKE ALL ON SCHEMA diary FROM ' || target;
         EXECUTE 'REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM ' || target;
@@ -2303,7 +2310,7 @@ BEGIN
         EXECUTE 'REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM ' || target;
     END LOOP;
     FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
-        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+        CONTINUE WHEN to_regrole(who) IS NULL;
         EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
                        'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
@@ -2343,6 +2350,11 @@ DO $catalog$
 DECLARE
     object text;
 BEGIN
+    -- Without a superuser, REVOKE on the catalog only warns, object by object.
+    IF current_setting('is_superuser') <> 'on' THEN
+        RAISE NOTICE 'not a superuser: the statistics views, relation sizes and role list stay readable to every login';
+        RETURN;
+    END IF;
     FOREACH object IN ARRAY ARRAY['pg_stat_all_tables', 'pg_stat_user_tables', 'pg_stat_sys_tables',
                                   'pg_stat_xact_all_tables', 'pg_stat_xact_user_tables', 'pg_stat_xact_sys_tables',
                                   'pg_statio_all_tables', 'pg_statio_user_tables', 'pg_statio_sys_tables',

@@ -18,16 +18,16 @@ enum PageEditing {
         let file = folder.appendingPathComponent("\(id.prefix(8))-\(Timestamps.millis(Date())).md")
         let original = EditablePage.render(entry, language: context.language)
         try Data(original.utf8).write(to: file)
-        guard try runEditor(on: file, context: context),
-              let data = FileManager.default.contents(atPath: file.path), let text = String(data: data, encoding: .utf8),
-              text != original else {
+        guard try runEditor(on: file, context: context), let data = FileManager.default.contents(atPath: file.path),
+              data != Data(original.utf8) else {
             try? FileManager.default.removeItem(at: file)
             context.say(.pageUnchanged)
             return
         }
         let edit: EntryEdit
         do {
-            edit = try EditablePage.parse(text, comparedWith: entry)
+            // Text that is not UTF-8, or holds a NUL, is kept and named, never taken cut short.
+            edit = try EditablePage.parse(try EditablePage.text(data), comparedWith: entry)
         } catch {
             throw EditingError.kept(error, path: file.path)
         }

@@ -97,7 +97,7 @@ struct KeysCommand: AsyncParsableCommand {
 }
 
 /// `diary-sync keys status`.
-struct KeysStatusCommand: DiaryCommand {
+struct KeysStatusCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Whether the diary syncs sealed, its key ids, and whether this device holds the keys.")
 
@@ -105,7 +105,7 @@ struct KeysStatusCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         let held = try KeyFile.load(store.paths, account: credentials.userId)
@@ -134,7 +134,7 @@ struct KeysStatusCommand: DiaryCommand {
 }
 
 /// `diary-sync keys passphrase`.
-struct KeysPassphraseCommand: DiaryCommand {
+struct KeysPassphraseCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "passphrase",
         abstract: "Change the diary passphrase (only the diary key is wrapped again; nothing else changes).")
@@ -146,7 +146,7 @@ struct KeysPassphraseCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let (store, credentials, keys, envelope) = try await SealedKeysOnDevice.load(context)
         let changed = try keys.rewrapped(envelope, passphrase: try SealingOptions.newPassphrase(file: passphraseFile, context))
         try await SealedAccount.put(changed, credentials, paths: store.paths)
@@ -155,7 +155,7 @@ struct KeysPassphraseCommand: DiaryCommand {
 }
 
 /// `diary-sync keys rotate`.
-struct KeysRotateCommand: DiaryCommand {
+struct KeysRotateCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate", abstract: "Make a new items key for what is sealed from now on; older pages still open.")
 
@@ -163,7 +163,7 @@ struct KeysRotateCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let (store, credentials, current, envelope) = try await SealedKeysOnDevice.load(context)
         var keys = try current.refreshed(from: envelope)
         let changed = try keys.rotate(envelope)
@@ -174,7 +174,7 @@ struct KeysRotateCommand: DiaryCommand {
 }
 
 /// `diary-sync encrypt`.
-struct EncryptCommand: DiaryCommand {
+struct EncryptCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "encrypt",
         abstract: "Seal a diary that syncs in clear: from then on the server keeps only what it cannot read.",
@@ -195,7 +195,7 @@ struct EncryptCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         let account = credentials.userId

@@ -35,7 +35,7 @@ struct SupabaseOptions: ParsableArguments {
 }
 
 /// `diary-sync signup`: a new account on a Supabase project.
-struct SignupCommand: DiaryCommand {
+struct SignupCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "signup",
         abstract: "Create an account on a Supabase project with your email and a password, and log this device in.",
@@ -57,7 +57,7 @@ struct SignupCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         guard let url = supabase.supabase else { throw InputError.usage(.badOption(detail: "--supabase")) }
         let project = try supabase.project(context, url: url)
         let email = try supabase.requireEmail()
@@ -75,7 +75,7 @@ struct SignupCommand: DiaryCommand {
 }
 
 /// `diary-sync login`: connect this device to a person's account.
-struct LoginCommand: DiaryCommand {
+struct LoginCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Log this device in to a sync server: Postgres (--url) or a Supabase project (--supabase).",
@@ -113,7 +113,7 @@ struct LoginCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         switch (url, supabase.supabase) {
         case let (url?, nil): try await logInToPostgres(url, context: context)
         case let (nil, project?): try await logInToSupabase(project, context: context)
@@ -214,7 +214,7 @@ struct LogoutCommand: DiaryCommand {
 }
 
 /// `diary-sync delete-account`: remove everything of this person from the server.
-struct DeleteAccountCommand: DiaryCommand {
+struct DeleteAccountCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-account",
         abstract: "Delete all of your pages, chats and media on the server (asks first); the local diary stays.",
@@ -227,7 +227,7 @@ struct DeleteAccountCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let store = try context.openStore()
         let credentials = try SyncRunner.credentials(context)
         if !yes {
@@ -242,7 +242,7 @@ struct DeleteAccountCommand: DiaryCommand {
 }
 
 /// `diary-sync server-init`: install the diary's tables and functions on a server.
-struct ServerInitCommand: DiaryCommand {
+struct ServerInitCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "server-init",
         abstract: "Install or upgrade the diary's tables, row-level security and functions on a Postgres server.",
@@ -265,7 +265,7 @@ struct ServerInitCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         if printSQL {
             try Output.line(ServerSchema.script)
             return
@@ -279,7 +279,7 @@ struct ServerInitCommand: DiaryCommand {
 }
 
 /// `diary-sync user-add`: the operator creates a person's login.
-struct UserAddCommand: DiaryCommand {
+struct UserAddCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "user-add",
         abstract: "Create a person's login on the server (the operator's job); prints a new password once.",
@@ -302,7 +302,7 @@ struct UserAddCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let address = try ServerAddress(url)
         let adminPassword = try Prompt.adminPassword(context, address: address, fromStdin: false)
         let newPassword = passwordStdin ? try Prompt.readStdinLine() : Accounts.generatePassword()
@@ -318,7 +318,7 @@ struct UserAddCommand: DiaryCommand {
 }
 
 /// `diary-sync quota`: the operator shows or sets how much media space people may use.
-struct QuotaCommand: DiaryCommand {
+struct QuotaCommand: ServerTaskCommand {
     static let configuration = CommandConfiguration(
         commandName: "quota",
         abstract: "Show or set the media space a login may use on the server (the operator's job).",
@@ -341,7 +341,7 @@ struct QuotaCommand: DiaryCommand {
 
     init() {}
 
-    func execute(_ context: CommandContext) async throws {
+    func perform(_ context: CommandContext) async throws {
         let newLimit: Int64?? = try limit.map { text in
             if text.lowercased() == "none" { return .none }
             guard let bytes = ByteCount.parse(text) else { throw SyncError.badSize(text) }

@@ -260,6 +260,22 @@ struct SetCommand: DiaryCommand {
 }
 
 /// The shared work of the sync commands.
+/// A command that works on the server but is no sync (logins, keys, the operator's tasks): a
+/// server out of reach is said as such, not as a sync whose changes wait for later.
+protocol ServerTaskCommand: DiaryCommand {
+    func perform(_ context: CommandContext) async throws
+}
+
+extension ServerTaskCommand {
+    func execute(_ context: CommandContext) async throws {
+        do {
+            try await perform(context)
+        } catch SyncError.offline {
+            throw SyncError.unreachable
+        }
+    }
+}
+
 enum SyncRunner {
     /// This device's login, or "not logged in" (exit 77).
     static func credentials(_ context: CommandContext) throws -> Credentials {

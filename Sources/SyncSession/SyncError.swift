@@ -8,6 +8,8 @@ package enum SyncError: Error, Equatable {
     case notLoggedIn
     /// The server could not be reached or dropped the connection (temporary).
     case offline
+    /// The same, for a command that is no sync (a login, keys, the operator's tasks).
+    case unreachable
     /// Wrong password, no such account, or the account may not do this.
     case permissionDenied
     /// The server answered with something unexpected; trying again may help.

@@ -7,6 +7,8 @@ extension Phrase {
         "Not logged in to sync; run diary-sync login first (the diary is safe on this device).")
 
     package static let syncFailedKept = Phrase("雲端同步失敗，已保留在本機，稍後會再試", "Sync failed; everything is kept on this device and will be tried again later.")
+    package static let serverUnreachable = Phrase("連不上伺服器（請確認網址，以及伺服器是否在運作）；這台裝置上的日記沒有任何改變，請稍後再試",
+                                                  "Cannot reach the server (check the address, and that the server is running); nothing on this device was changed. Try again later.")
 
     package static let permissionDenied = Phrase("沒有權限（請確認帳號與密碼）", "Permission denied (check the user name and password).")
 
@@ -226,7 +228,7 @@ extension SyncError: ReportableError {
     /// The short note `diary-sync status` keeps as the last error (never shown as a sentence).
     package var statusNote: String {
         switch self {
-        case .offline: return "offline"
+        case .offline, .unreachable: return "offline"
         case .permissionDenied: return "permission denied"
         case .serverNotReady: return "server not initialised"
         case let .auth(refusal): return "login: \(refusal)"
@@ -240,6 +242,7 @@ extension SyncError: ReportableError {
         switch self {
         case .notLoggedIn: return (.syncNeedsLogin, ExitStatus.permission)
         case .offline: return (.syncFailedKept, ExitStatus.tryAgain)
+        case .unreachable: return (.serverUnreachable, ExitStatus.tryAgain)
         case .permissionDenied: return (.permissionDenied, ExitStatus.permission)
         case .serverState: return (.serverDataState, ExitStatus.tryAgain)
         case .serverNotReady: return (.serverNotReady, ExitStatus.unavailable)

@@ -41,6 +41,29 @@ struct SupabaseSchemaTests {
                              tagLinks: [Records.tag("walk", position: 0, hlc: t, device: "dev-a")])
     }
 
+    @Test func theOperatorsOwnRoleAppliesTheScriptAgainAndAgain() async throws {
+        // As on a real project: the script pasted by postgres, which may create a trigger on
+        // auth.users but not drop one; the second run is how every upgrade arrives.
+        let server = try await SchemaServer.make(before: supabaseShapeSQL, applied: false)
+        let password = UUID().uuidString
+        try await server.admin("ALTER ROLE postgres PASSWORD '\(password)'")
+        let operatorRole = SchemaServer.Person(role: "postgres", password: password, id: "")
+        #expect(try await server.run("SHOW is_superuser", as: operatorRole) == "off")
+        for _ in 0..<2 {
+            try await server.run("BEGIN;\n" + ServerSchema.script + "\nCOMMIT;", as: operatorRole)
+        }
+        // And again after a superuser's run, which takes the role list from PUBLIC.
+        try await server.applyScript()
+        try await server.run("BEGIN;\n" + ServerSchema.script + "\nCOMMIT;", as: operatorRole)
+        #expect(try await server.admin("""
+            SELECT string_agg(tgname, ' ' ORDER BY tgname) FROM pg_trigger WHERE tgrelid = 'auth.users'::regclass AND NOT tgisinternal
+            """) == "diary_account diary_forget")
+        let alice = try await Self.signUp(server)
+        #expect(try await server.admin("SELECT count(*) FROM diary.account WHERE user_id = '\(alice)'") == "1")
+        try await server.admin("SET ROLE supabase_auth_admin; DELETE FROM auth.users WHERE id = '\(alice)';")
+        #expect(try await server.admin("SELECT count(*) FROM diary.account WHERE user_id = '\(alice)'") == "0")
+    }
+
     @Test func whoSignsUpGetsAnAccountAndSyncsAsAuthenticated() async throws {
         let early = randomId()
         let server = try await Self.project(signedUpBefore: early)

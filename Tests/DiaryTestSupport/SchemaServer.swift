@@ -157,11 +157,12 @@ final class SchemaServer {
         tag = String(database.database.suffix(10))
     }
 
-    /// A fresh database with the script applied; `before` runs first (a platform's own schema).
-    static func make(before: String? = nil) async throws -> SchemaServer {
+    /// A fresh database with the script applied by the admin (unless not `applied`); `before`
+    /// runs first (a platform's own schema).
+    static func make(before: String? = nil, applied: Bool = true) async throws -> SchemaServer {
         let server = SchemaServer(try await TestCluster.freshDatabase("diary_t_"), cluster: try TestCluster.address())
         if let before { try await server.admin(before) }
-        try await server.applyScript()
+        if applied { try await server.applyScript() }
         return server
     }
 

@@ -94,4 +94,54 @@ struct HostileValueTests {
         let edited = try sandbox.run("diary-save", [id, "--at", "0000-06-01 10:00"])
         #expect(edited.status == 64, "\(edited.status) \(edited.stderr)")
     }
+
+    /// A page saved through the real pipeline (with its seconds), tagged with a comma in a tag.
+    private func pageWithACommaTag(_ sandbox: Sandbox) throws -> String {
+        let results = try sandbox.pipeline([("diary-new", ["--text-only", "--text", "在巴黎喝咖啡"]), ("diary-save", [])])
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        let id = try #require(results[1].lines.first?["id"] as? String)
+        #expect(try sandbox.run("diary-save", [id, "--add-tag", "Paris, France"]).status == 0)
+        return id
+    }
+
+    private func editor(_ sandbox: Sandbox, _ body: String) throws -> String {
+        let url = try sandbox.makeFile("editor-\(UUID().uuidString.prefix(6)).sh", Data("#!/bin/sh\n\(body)\n".utf8))
+        chmod(url.path, 0o755)
+        return url.path
+    }
+
+    @Test("an edit that is not UTF-8 text, or holds a NUL, is kept in edits/ with its line named, and changes nothing",
+          arguments: [#"printf 'caf\351\n' >> "$1""#, #"sed -i 's/^title: .*/title: nul\x00title/' "$1""#])
+    func anUnreadableEditIsKept(script: String) throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        let id = try pageWithACommaTag(sandbox)
+        let before = try sandbox.run("diary-find", ["--show", id]).stdout
+        sandbox.extraEnvironment["EDITOR"] = try editor(sandbox, script)
+        let edited = try sandbox.run("diary-save", ["--edit", id])
+        #expect(edited.status == 65, "\(edited.stderr)")
+        #expect(edited.stderr.contains("is not UTF-8 text"), "\(edited.stderr)")
+        let kept = try #require(edited.stderr.firstMatch(of: /(\/\S+\.md)/).map { String($0.1) })
+        #expect(kept.contains("/edits/") && FileManager.default.fileExists(atPath: kept))
+        #expect(try sandbox.run("diary-find", ["--show", id]).stdout == before)
+    }
+
+    @Test("a title edited alone leaves a tag with a comma and the time's seconds as they were; a place must be one line")
+    func aTitleEditChangesOnlyTheTitle() throws {
+        let sandbox = try Sandbox()
+        sandbox.language = "en_US.UTF-8"
+        let id = try pageWithACommaTag(sandbox)
+        let before = try #require(try sandbox.run("diary-find", ["--show", id]).lines.first)
+        #expect((before["tags"] as? [String])?.contains("paris, france") == true, "\(before["tags"] ?? "")")
+        sandbox.extraEnvironment["EDITOR"] = try editor(sandbox, #"sed -i 's/^title: .*/title: A new title/' "$1""#)
+        #expect(try sandbox.run("diary-save", ["--edit", id]).status == 0)
+        let after = try #require(try sandbox.run("diary-find", ["--show", id]).lines.first)
+        #expect(after["title"] as? String == "A new title")
+        #expect(after["tags"] as? [String] == before["tags"] as? [String])
+        #expect(after["occurred_at"] as? String == before["occurred_at"] as? String)
+
+        let place = try sandbox.run("diary-save", [id, "--place", "a\nb"])
+        #expect(place.status == 65 && place.stderr.contains("must be one line"), "\(place.stderr)")
+        #expect(try sandbox.run("diary-save", ["--edit", id]).status == 0, "the page can still be edited")
+    }
 }

@@ -438,6 +438,17 @@ struct SyncTests {
         #expect(try a.run("diary-sync", ["status", "--json"]).lines.first?["pending"] as? Int == before)
         let zh = try a.run("diary-sync", ["--lang", "zh-Hant"])
         #expect(zh.stderr.contains("雲端同步失敗，已保留在本機，稍後會再試"))
+        // What is no sync says what happened instead: the server is out of reach, nothing changed.
+        for arguments in [["keys", "status"], ["server-init", "--url", "postgres://x:y@127.0.0.1:9/db"],
+                          ["quota", "--url", "postgres://x:y@127.0.0.1:9/db"]] {
+            let unreachable = try a.run("diary-sync", arguments)
+            #expect(unreachable.status == 75, "\(arguments)")
+            #expect(unreachable.stderr.contains("Cannot reach the server") && !unreachable.stderr.contains("Sync failed"),
+                    "\(arguments): \(unreachable.stderr)")
+        }
+        let login = try a.run("diary-sync", ["login", "--url", "postgres://x@127.0.0.1:9/db", "--password-stdin", "--lang", "zh-Hant"],
+                              stdin: "y\n")
+        #expect(login.status == 75 && login.stderr.contains("連不上伺服器"), "\(login.stderr)")
 
         // A credentials file others can read is refused.
         try saved.write(to: file, atomically: true, encoding: .utf8)

@@ -5,7 +5,7 @@
 /// storage.buckets, storage.objects, storage.foldername() and the protect_delete trigger of
 /// supabase/storage (a DELETE in SQL is refused, as it would orphan the stored bytes); and the
 /// tables Auth itself keeps, for FakeSupabase: users' `email_confirmed_at`, sessions, refresh
-/// tokens and one-time codes. No live Supabase project is used. Plain SQL, applied once by a
+/// tokens and one-time codes; and the operator's role postgres, no superuser. No live Supabase project is used. Plain SQL, applied once by a
 /// superuser to a fresh database before the diary's server script.
 public let supabaseShapeSQL = #"""
 DO $roles$
@@ -89,4 +89,19 @@ CREATE TABLE auth.one_time_tokens (
 ALTER TABLE auth.sessions OWNER TO supabase_auth_admin;
 ALTER TABLE auth.refresh_tokens OWNER TO supabase_auth_admin;
 ALTER TABLE auth.one_time_tokens OWNER TO supabase_auth_admin;
+-- The operator's own role, postgres, as the SQL editor and the connection string log in: no
+-- superuser, owning neither auth.users nor storage.objects, but allowed to use them, and so
+-- to create a trigger on auth.users, though not to drop one (supabase/supabase#3445).
+DO $operator$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postgres') THEN
+        CREATE ROLE postgres LOGIN NOSUPERUSER CREATEROLE CREATEDB BYPASSRLS;
+    END IF;
+    EXECUTE format('GRANT CREATE ON DATABASE %I TO postgres', current_database());
+END
+$operator$;
+GRANT USAGE ON SCHEMA auth, storage TO postgres;
+GRANT ALL ON auth.users TO postgres;
+GRANT ALL ON storage.buckets, storage.objects TO postgres;
+GRANT anon, authenticated, service_role TO postgres;
 """#

@@ -8,16 +8,38 @@ package enum EditablePage {
     package static func render(_ entry: Entry, language: Language) -> String {
         let keys = Key.names(language)
         var lines = Phrase.editorHelp.text(language).split(separator: "\n").map { "# " + $0 }
-        lines.append("\(keys[.title]!): \(entry.title ?? "")")
-        lines.append("\(keys[.when]!): \(Timestamps.readable(entry.occurredAt, zone: entry.zone)) \(entry.timeZone)")
-        lines.append("\(keys[.place]!): \(entry.context.place ?? "")")
-        lines.append("\(keys[.tags]!): \(entry.tags.joined(separator: ", "))")
+        for key in Key.allCases { lines.append("\(keys[key]!): \(shown(key, of: entry))") }
         lines.append(separator)
         lines.append(entry.summary ?? "")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// What the person changed, compared with `entry`; an empty edit when nothing was.
+    /// A header field's value as the editor shows it, on one line (a title or place that
+    /// came in with a line break from an import shows it as a space, and is kept as it is
+    /// unless that line is changed).
+    static func shown(_ key: Key, of entry: Entry) -> String {
+        let value = switch key {
+        case .title: entry.title ?? ""
+        case .when: "\(Timestamps.readable(entry.occurredAt, zone: entry.zone)) \(entry.timeZone)"
+        case .place: entry.context.place ?? ""
+        case .tags: entry.tags.joined(separator: ", ")
+        }
+        return String(value.map { $0.isNewline ? " " : $0 })
+    }
+
+    /// The saved file as text: UTF-8 without NUL, else the first line that is not.
+    package static func text(_ data: Data) throws(EditingError) -> String {
+        if let text = String(data: data, encoding: .utf8), !text.utf8.contains(0) { return text }
+        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
+        where line.contains(0) || String(data: line, encoding: .utf8) == nil {
+            throw .notText(index + 1)
+        }
+        throw .notText(1)
+    }
+
+    /// What the person changed, compared with `entry`; an empty edit when nothing was. A
+    /// header line left as it was shown changes nothing, even where reading it back would
+    /// not give the same value (a tag with a comma in it, the seconds of the time).
     package static func parse(_ text: String, comparedWith entry: Entry) throws(EditingError) -> EntryEdit {
         let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
         guard let divider = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == separator }) else {
@@ -39,6 +61,9 @@ package enum EditablePage {
                 let text = line.trimmingCharacters(in: .whitespaces)
                 return !text.hasPrefix("#") && Key.allNames(key).contains { text.hasPrefix($0) }
             } ?? 0) + 1
+        }
+        for key in Key.allCases where fields[key] == shown(key, of: entry).trimmingCharacters(in: .whitespaces) {
+            fields[key] = nil
         }
         var edit = EntryEdit()
         if let title = fields[.title], title != (entry.title ?? "") { edit.title = title }

@@ -8,6 +8,8 @@ package indirect enum EditingError: Error, Equatable, Sendable {
     case badLine(Int)
     /// The time on this line cannot be read.
     case badTime(Int)
+    /// This line is not UTF-8 text, or holds a NUL byte (1-based line).
+    case notText(Int)
     /// The editor could not be started (the command that was tried).
     case editorNotFound(String)
     /// The text the person typed was kept in a file, because of `reason`.
@@ -103,6 +105,11 @@ extension Phrase {
         Phrase("無法開啟編輯器「\(TerminalText.quoted(command))」；請設定 VISUAL 或 EDITOR", "Cannot start the editor \"\(TerminalText.quoted(command))\"; set VISUAL or EDITOR.")
     }
 
+    static func editLineNotText(_ line: Int) -> Phrase {
+        Phrase("第 \(line) 行不是 UTF-8 文字（或含有 NUL 字元）；請用 UTF-8 存檔",
+            "Line \(line) is not UTF-8 text (or holds a NUL byte); save the file as UTF-8.")
+    }
+
     static func editKept(_ reason: Phrase, path: String) -> Phrase {
         Phrase("\(reason.zhHant)；日記沒有變更，你打的內容保存在 \(path)",
             "\(reason.en) The page is unchanged; what you typed is kept in \(path)")
@@ -115,6 +122,7 @@ extension EditingError: ReportableError {
         case .missingSeparator: return .missingSeparator
         case let .badLine(line): return .badHeaderLine(line)
         case let .badTime(line): return .badHeaderTime(line)
+        case let .notText(line): return .editLineNotText(line)
         case let .editorNotFound(command): return .editorNotFound(command)
         case let .kept(reason, path): return .editKept(reason.phrase, path: path)
         case let .editedByPerson(id): return .editedByPerson(id: id)

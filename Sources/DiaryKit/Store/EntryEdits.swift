@@ -84,6 +84,11 @@ extension DiaryStore {
     /// companion asks first).
     func apply(_ db: Database, _ edit: EntryEdit, to id: String, byHand: Bool = true) throws -> Bool {
         try requireLiveEntry(db, id)
+        // One line each, as the editor shows them (a line break there would make the page
+        // impossible to edit by hand); values from imports and pulls come in as they are.
+        for (field, value) in [("title", edit.title), ("place", edit.place)] where value?.contains(where: \.isNewline) == true {
+            throw StoreError.lineBreak(field)
+        }
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT moment_key, occurred_at, context FROM entry WHERE id = ?
             """), arguments: [id]) else { throw StoreError.entryNotFound(id) }

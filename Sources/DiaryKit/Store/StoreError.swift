@@ -20,6 +20,8 @@ package enum StoreError: Error, Equatable {
     case clockFromFuture(String)
     /// A record to merge contradicts what is stored (a message or photo moved to another entry).
     case invalidRecord(String)
+    /// A value that must be one line (a page's title or place) holds a line break: the field.
+    case lineBreak(String)
     /// Only a saved page can go to the trash (a draft is discarded).
     case notSaved(String)
     /// The page is in the trash: take it out before changing it.

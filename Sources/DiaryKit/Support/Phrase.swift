@@ -116,6 +116,12 @@ extension Phrase {
     }
 }
 
+extension Phrase {
+    static func valueHasLineBreak(field: String) -> Phrase {
+        Phrase("\(field) 只能是一行，不能有換行；日記沒有變更", "The \(field) must be one line, without a line break; the page is unchanged.")
+    }
+}
+
 extension StoreError: ReportableError {
     package var phrase: Phrase {
         switch self {
@@ -132,6 +138,7 @@ extension StoreError: ReportableError {
         case let .notInTrash(id): return .pageNotInTrash(id: id)
         case let .clockFromFuture(id): return .recordFromFuture(id: id)
         case let .invalidRecord(id): return .recordContradicts(id: id)
+        case let .lineBreak(field): return .valueHasLineBreak(field: field)
         }
     }
 
@@ -143,7 +150,7 @@ extension StoreError: ReportableError {
         case .entryNotFound, .noOpenDraft, .notInTrash: return ExitStatus.noInput
         case .notSaved, .inTrash: return ExitStatus.dataError
         case .ambiguous: return ExitStatus.usage
-        case .alreadySaved, .clockFromFuture, .invalidRecord: return ExitStatus.dataError
+        case .alreadySaved, .clockFromFuture, .invalidRecord, .lineBreak: return ExitStatus.dataError
         case .io: return ExitStatus.ioError
         }
     }

@@ -26,12 +26,13 @@ $guard$;
 -- privileges are granted to it directly (see "Privileges").
 DO $roles$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'diary_user') THEN
+    -- to_regrole and pg_has_role, not pg_roles: a superuser's run takes the role list from
+    -- PUBLIC (see "What the catalog tells"), and the operator's next run may be no superuser.
+    IF to_regrole('diary_user') IS NULL THEN
         CREATE ROLE diary_user NOLOGIN;
     END IF;
     -- Version 6 and before made authenticated a member; the grants below replace that.
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members m
-               WHERE m.roleid = 'diary_user'::regrole AND m.member::regrole::text = 'authenticated') THEN
+    IF to_regrole('authenticated') IS NOT NULL AND pg_catalog.pg_has_role('authenticated', 'diary_user', 'MEMBER') THEN
         REVOKE diary_user FROM authenticated;
     END IF;
 END

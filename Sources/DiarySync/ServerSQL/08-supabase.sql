@@ -34,15 +34,21 @@ BEGIN
 END
 $fn$;
 
+-- The triggers are made only where missing, never dropped and made again: on Supabase the
+-- operator's role (postgres) may create a trigger on auth.users but not drop one, since
+-- supabase_auth_admin owns the table, so a DROP would fail every run after the first. The
+-- functions they call are replaced above, which is all an upgrade needs.
 DO $supabase_auth$
 BEGIN
     IF to_regclass('auth.users') IS NOT NULL THEN
-        DROP TRIGGER IF EXISTS diary_account ON auth.users;
-        CREATE TRIGGER diary_account AFTER INSERT ON auth.users
-            FOR EACH ROW EXECUTE FUNCTION diary.account_for_auth_user();
-        DROP TRIGGER IF EXISTS diary_forget ON auth.users;
-        CREATE TRIGGER diary_forget AFTER DELETE ON auth.users
-            FOR EACH ROW EXECUTE FUNCTION diary.forget_auth_user();
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = 'auth.users'::regclass AND t.tgname = 'diary_account') THEN
+            CREATE TRIGGER diary_account AFTER INSERT ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.account_for_auth_user();
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = 'auth.users'::regclass AND t.tgname = 'diary_forget') THEN
+            CREATE TRIGGER diary_forget AFTER DELETE ON auth.users
+                FOR EACH ROW EXECUTE FUNCTION diary.forget_auth_user();
+        END IF;
         -- People who signed up before the script ran.
         INSERT INTO diary.account (user_id, role_name) SELECT u.id, NULL FROM auth.users u ON CONFLICT (user_id) DO NOTHING;
     END IF;

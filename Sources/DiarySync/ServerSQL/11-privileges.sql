@@ -15,7 +15,7 @@ DECLARE
     target text;
 BEGIN
     FOREACH who IN ARRAY ARRAY['PUBLIC', 'diary_user', 'anon', 'authenticated'] LOOP
-        CONTINUE WHEN who <> 'PUBLIC' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+        CONTINUE WHEN who <> 'PUBLIC' AND to_regrole(who) IS NULL;
         target := CASE who WHEN 'PUBLIC' THEN who ELSE quote_ident(who) END;
         EXECUTE 'REVOKE ALL ON SCHEMA diary FROM ' || target;
         EXECUTE 'REVOKE ALL ON ALL TABLES IN SCHEMA diary FROM ' || target;
@@ -23,7 +23,7 @@ BEGIN
         EXECUTE 'REVOKE ALL ON ALL FUNCTIONS IN SCHEMA diary FROM ' || target;
     END LOOP;
     FOREACH who IN ARRAY ARRAY['diary_user', 'authenticated'] LOOP
-        CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = who);
+        CONTINUE WHEN to_regrole(who) IS NULL;
         EXECUTE format('GRANT USAGE ON SCHEMA diary TO %I', who);
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON diary.entry, diary.media, diary.message, diary.entry_tag, '
                        'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
@@ -63,6 +63,11 @@ DO $catalog$
 DECLARE
     object text;
 BEGIN
+    -- Without a superuser, REVOKE on the catalog only warns, object by object.
+    IF current_setting('is_superuser') <> 'on' THEN
+        RAISE NOTICE 'not a superuser: the statistics views, relation sizes and role list stay readable to every login';
+        RETURN;
+    END IF;
     FOREACH object IN ARRAY ARRAY['pg_stat_all_tables', 'pg_stat_user_tables', 'pg_stat_sys_tables',
                                   'pg_stat_xact_all_tables', 'pg_stat_xact_user_tables', 'pg_stat_xact_sys_tables',
                                   'pg_statio_all_tables', 'pg_statio_user_tables', 'pg_statio_sys_tables',
