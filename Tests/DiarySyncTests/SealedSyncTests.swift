@@ -53,6 +53,22 @@ struct SealedSyncTests {
         #expect(try a.everything() == b.everything())
     }
 
+    @Test func theServerTakesOnlySealsOfTheDevicesForm() async throws {
+        let server = try await TestServer.make()
+        let body = String(repeating: "A", count: 400)
+        let cases: [(String, Bool)] = [
+            ("ib1.1." + body, true), ("ib1.2." + body, true), ("ib1.3." + body, false), ("ib1.01." + body, false),
+            ("ib1.1." + body.dropFirst(), false), ("ib1.1." + body.dropFirst(4), true), ("ib1.1." + body.dropFirst() + ".", false),
+            ("ib1.1." + body.dropFirst(2) + "..", false), ("ib1.1.AA.A" + body, false), ("ib2.1." + body, false),
+            ("ib1.." + body, false), ("ib1.1" + body, false), ("ib1.1234567890." + body, false), ("ib1.1." + body.dropFirst(8), false),
+        ]
+        for (box, good) in cases {
+            let answer = try await server.adminText("SELECT diary.is_box(to_jsonb('\(box)'::text), 2)::text")
+            #expect(answer == (good ? "true" : "false"), "\(box.prefix(20))… (\(box.count) characters)")
+        }
+        #expect(try await server.adminText("SELECT diary.is_box('1'::jsonb, 2)::text") == "false")
+    }
+
     @Test func aClearPushToASealedAccountIsRefusedAndWaits() async throws {
         let server = try await TestServer.make()
         let alice = try await server.addPerson()

@@ -81,7 +81,7 @@ BEGIN
             IF (CASE WHEN sealed_keys IS NULL
                      THEN NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false)
                      ELSE NOT diary.sealed_batch_readable(batch, sealed_keys)
-                          OR NOT coalesce((SELECT max(diary.sealed_clock_ms(p.rec)) FROM diary.batch_items(batch) p) <= horizon, false)
+                          OR NOT coalesce(diary.sealed_batch_clock_ms(batch) <= horizon, false)
                 END) THEN
                 RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
             END IF;
@@ -137,7 +137,7 @@ BEGIN
                 IF problem IS NOT NULL THEN
                     RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
                 END IF;
-                clock_ms := diary.sealed_clock_ms(rec);
+                clock_ms := diary.sealed_batch_clock_ms(jsonb_build_array(jsonb_build_object('record', rec)));
             END IF;
             IF clock_ms > horizon THEN
                 results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');
