@@ -1119,8 +1119,7 @@ BEGIN
             -- (In parentheses: PL/pgSQL's IF would end its condition at the CASE's first THEN.)
             IF (CASE WHEN sealed_keys IS NULL
                      THEN NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false)
-                     ELSE NOT diary.sealed_batch_readable(batch, sealed_keys)
-                          OR NOT coalesce(diary.sealed_batch_clock_ms(batch) <= horizon, false)
+                     ELSE NOT coalesce(diary.sealed_batch_newest(batch, sealed_keys) <= horizon, false)
                 END) THEN
                 RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
             END IF;
@@ -1176,7 +1175,11 @@ BEGIN
                 IF problem IS NOT NULL THEN
                     RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
                 END IF;
-                clock_ms := diary.sealed_batch_clock_ms(jsonb_build_array(jsonb_build_object('record', rec)));
+                clock_ms := CASE WHEN rec->>'kind' = 'setting' THEN diary.hlc_ms(rec->>'hlc')
+                                 ELSE diary.sealed_batch_newest(jsonb_build_array(jsonb_build_object('record', rec)), sealed_keys) END;
+                IF clock_ms IS NULL THEN
+                    RAISE EXCEPTION 'a sealed record not as devices write it' USING ERRCODE = '22023';
+                END IF;
             END IF;
             IF clock_ms > horizon THEN
                 results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');
@@ -1916,16 +1919,19 @@ CREATE OR REPLACE FUNCTION diary.unsealed_setting_field(rec jsonb, keys int) RET
 
 -- For a batch of new sealed entries (push's one-statement path): the checks of
 -- unsealed_entry_field made once for the whole batch, as batch_readable does for clear
--- ones. First each record's and item's shape and seals, then every value of one written
--- form (ids, clocks, deletion times, keyed names) in one string matched once: matched
--- value by value, the patterns cost most of a push. False sends the batch record by
--- record, where a bad record is refused and named.
-CREATE OR REPLACE FUNCTION diary.sealed_batch_readable(batch jsonb, keys int) RETURNS boolean
+-- ones, and the newest wall-clock time (ms) among their clocks, or NULL when a record is not
+-- as devices write it. First each record's shape, then its parts' and items' fields and
+-- seals, then every value of one written form (ids, clocks, deletion times, keyed names) in
+-- one string matched once: matched value by value, the patterns cost most of a push. NULL
+-- sends the batch record by record, where a bad record is refused and named. The clocks
+-- sort as text, so only the newest is read as a time.
+CREATE OR REPLACE FUNCTION diary.sealed_batch_newest(batch jsonb, keys int) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path = pg_catalog, diary, pg_temp
 AS $fn$
 DECLARE
     good boolean;
+    newest text;
 BEGIN
     -- Records: their fields, their lists.
     IF EXISTS (SELECT 1 FROM diary.batch_items(batch) p
@@ -1936,41 +1942,50 @@ BEGIN
                    OR jsonb_typeof(p.rec->'media') IS DISTINCT FROM 'array'
                    OR jsonb_typeof(p.rec->'messages') IS DISTINCT FROM 'array'
                    OR jsonb_typeof(p.rec->'tag_links') IS DISTINCT FROM 'array') THEN
-        RETURN false;
+        RETURN NULL;
     END IF;
-    -- The records, their four parts and their items, each taken apart once (MATERIALIZED:
-    -- inlined, every mention of a part would walk the record to it again); then their
-    -- fields and seals, and every value of a written form, one string per form, one match
-    -- each.
-    WITH rec AS MATERIALIZED (SELECT p.rec FROM diary.batch_items(batch) p),
-         part AS MATERIALIZED (SELECT k.part, r.rec->'parts'->k.part AS v
-                                 FROM rec r, unnest(diary.sealed_clear_fields('parts')) k(part)),
-         item AS MATERIALIZED (
-             SELECT i.list, i.item FROM rec r,
-                    LATERAL (SELECT 'media' AS list, x.value AS item FROM jsonb_array_elements(r.rec->'media') x
-                             UNION ALL SELECT 'messages', x.value FROM jsonb_array_elements(r.rec->'messages') x
-                             UNION ALL SELECT 'tag_links', x.value FROM jsonb_array_elements(r.rec->'tag_links') x) i),
-         misshapen AS (SELECT 1 FROM part
-                        WHERE jsonb_typeof(part.v) IS DISTINCT FROM 'object'
-                           OR part.v - diary.sealed_clear_fields('part') <> '{}'
-                           OR NOT diary.is_box(part.v->'box', keys)
-                           OR (part.part = 'content' AND jsonb_typeof(part.v->'hlc') IS DISTINCT FROM 'string')
-                           OR coalesce(jsonb_typeof(part.v->'hlc'), 'null') NOT IN ('string', 'null')
+    -- The records, their four parts and their items, each taken apart once with the values
+    -- the checks read (MATERIALIZED: inlined, every mention of a value would walk the record
+    -- to it again); then their fields and seals, and every value of a written form, one
+    -- string per form, one match each.
+    WITH rec AS MATERIALIZED (SELECT p.rec->'id' AS id, p.rec->'hlc' AS hlc, p.rec->'device_id' AS device,
+                                     p.rec->'deleted_at' AS deleted, p.rec->'parts' AS parts,
+                                     p.rec->'media' AS media, p.rec->'messages' AS messages, p.rec->'tag_links' AS tag_links
+                                FROM diary.batch_items(batch) p),
+         part AS MATERIALIZED (SELECT k.part, x.v, x.v->'box' AS box, x.v->'hlc' AS hlc
+                                 FROM rec r, unnest(diary.sealed_clear_fields('parts')) k(part),
+                                      LATERAL (SELECT r.parts->k.part OFFSET 0) x(v)),
+         item AS MATERIALIZED (SELECT i.list, i.item, i.item->'box' AS box, i.item->'id' AS id, i.item->'name' AS name,
+                                      i.item->'object' AS object, i.item->'hlc' AS hlc, i.item->'device_id' AS device,
+                                      i.item->'deleted_at' AS deleted
+                                 FROM rec r,
+                                      LATERAL (SELECT 'media' AS list, x.value AS item FROM jsonb_array_elements(r.media) x
+                                               UNION ALL SELECT 'messages', x.value FROM jsonb_array_elements(r.messages) x
+                                               UNION ALL SELECT 'tag_links', x.value FROM jsonb_array_elements(r.tag_links) x) i),
+         clear_fields AS (SELECT l.list, diary.sealed_clear_fields(l.list) AS names
+                            FROM unnest(ARRAY['part', 'media', 'messages', 'tag_links']) l(list)),
+         misshapen AS (SELECT 1 FROM part, clear_fields f
+                        WHERE f.list = 'part'
+                          AND (jsonb_typeof(part.v) IS DISTINCT FROM 'object' OR part.v - f.names <> '{}'
+                               OR NOT diary.is_box(part.box, keys)
+                               OR (part.part = 'content' AND jsonb_typeof(part.hlc) IS DISTINCT FROM 'string')
+                               OR coalesce(jsonb_typeof(part.hlc), 'null') NOT IN ('string', 'null'))
                        UNION ALL
-                       SELECT 1 FROM item
-                        WHERE jsonb_typeof(item.item) IS DISTINCT FROM 'object'
-                           OR item.item - diary.sealed_clear_fields(item.list) <> '{}'
-                           OR NOT diary.is_box(item.item->'box', keys)
+                       SELECT 1 FROM item JOIN clear_fields f ON f.list = item.list
+                        WHERE jsonb_typeof(item.item) IS DISTINCT FROM 'object' OR item.item - f.names <> '{}'
+                           OR NOT diary.is_box(item.box, keys)
                        LIMIT 1),
-         clocked AS (SELECT r.rec AS row FROM rec r UNION ALL SELECT item.item FROM item),
-         value AS (SELECT 'id' AS form, r.rec->'id' AS v FROM rec r
-                   UNION ALL SELECT 'id', item.item->'id' FROM item WHERE item.list <> 'tag_links'
-                   UNION ALL SELECT 'name', item.item->'name' FROM item WHERE item.list = 'tag_links'
-                   UNION ALL SELECT 'name', item.item->'object' FROM item WHERE item.list = 'media'
-                   UNION ALL SELECT 'hlc', c.row->'hlc' FROM clocked c
-                   UNION ALL SELECT 'hlc', part.v->'hlc' FROM part WHERE jsonb_typeof(part.v->'hlc') = 'string'
-                   UNION ALL SELECT 'time', c.row->'deleted_at' FROM clocked c WHERE jsonb_typeof(c.row->'deleted_at') IS DISTINCT FROM 'null'
-                   UNION ALL SELECT 'device', c.row->'device_id' FROM clocked c)
+         value AS (SELECT 'id' AS form, r.id AS v FROM rec r
+                   UNION ALL SELECT 'id', item.id FROM item WHERE item.list <> 'tag_links'
+                   UNION ALL SELECT 'name', item.name FROM item WHERE item.list = 'tag_links'
+                   UNION ALL SELECT 'name', item.object FROM item WHERE item.list = 'media'
+                   UNION ALL SELECT 'hlc', r.hlc FROM rec r
+                   UNION ALL SELECT 'hlc', item.hlc FROM item
+                   UNION ALL SELECT 'hlc', part.hlc FROM part WHERE jsonb_typeof(part.hlc) = 'string'
+                   UNION ALL SELECT 'time', r.deleted FROM rec r WHERE jsonb_typeof(r.deleted) IS DISTINCT FROM 'null'
+                   UNION ALL SELECT 'time', item.deleted FROM item WHERE jsonb_typeof(item.deleted) IS DISTINCT FROM 'null'
+                   UNION ALL SELECT 'device', r.device FROM rec r
+                   UNION ALL SELECT 'device', item.device FROM item)
     SELECT NOT EXISTS (SELECT 1 FROM misshapen)
            AND coalesce(bool_and(coalesce(jsonb_typeof(v.v), 'missing') = 'string' AND strpos(v.v #>> '{}', E'\n') = 0
                              AND CASE v.form WHEN 'id' THEN length(v.v #>> '{}') <= 64
@@ -1980,28 +1995,17 @@ BEGIN
            AND coalesce(string_agg(E'\n' || (v.v #>> '{}'), '') FILTER (WHERE v.form = 'id') ~ '^(?:\n[0-9a-f-]+)*$', true)
            AND coalesce(string_agg(E'\n' || (v.v #>> '{}'), '') FILTER (WHERE v.form = 'name') ~ '^(?:\n[0-9a-f]+)*$', true)
            AND coalesce(string_agg(E'\n' || (v.v #>> '{}'), '') FILTER (WHERE v.form = 'hlc') ~ '^(?:\n[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]\.[0-9][0-9][0-9][0-9][0-9][0-9]\.[^\n]+)*$', true)
-           AND coalesce(string_agg(E'\n' || (v.v #>> '{}'), '') FILTER (WHERE v.form = 'time') ~ '^(?:\n[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[Zz]|[+-][0-9][0-9]:[0-9][0-9]))*$', true)
-      INTO good
+           AND coalesce(string_agg(E'\n' || (v.v #>> '{}'), '') FILTER (WHERE v.form = 'time') ~ '^(?:\n[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[T ](?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[Zz]|[+-][0-9][0-9]:[0-9][0-9]))*$', true),
+           max((v.v #>> '{}') COLLATE "C") FILTER (WHERE v.form = 'hlc')
+      INTO good, newest
       FROM value v;
-    RETURN coalesce(good, false);
+    RETURN CASE WHEN good THEN diary.hlc_ms(newest) END;
 END
 $fn$;
 
--- The newest wall-clock time (ms) among the clocks of a batch of sealed records (push's
--- items, {"record": ...}) that passed the checks above: the clocks sort as text, so only the
--- newest is read as a time.
-CREATE OR REPLACE FUNCTION diary.sealed_batch_clock_ms(batch jsonb) RETURNS bigint
-    LANGUAGE sql STABLE
-    AS $fn$ SELECT diary.hlc_ms(max(c.hlc COLLATE "C"))
-              FROM diary.batch_items(batch) p,
-                   LATERAL (SELECT p.rec->>'hlc'
-                            UNION ALL SELECT x.value->>'hlc' FROM jsonb_each(p.rec->'parts') x
-                            UNION ALL SELECT x->>'hlc' FROM jsonb_array_elements(p.rec->'media') x
-                            UNION ALL SELECT x->>'hlc' FROM jsonb_array_elements(p.rec->'messages') x
-                            UNION ALL SELECT x->>'hlc' FROM jsonb_array_elements(p.rec->'tag_links') x) c(hlc) $fn$;
-
--- Version 10's per-record form of it, replaced by the batch one.
+-- Version 10's clock and batch checks, now sealed_batch_newest.
 DROP FUNCTION IF EXISTS diary.sealed_clock_ms(jsonb);
+DROP FUNCTION IF EXISTS diary.sealed_batch_readable(jsonb, int);
 
 -- Merges two live versions of a sealed entry: each part (its clock beside it) to the side
 -- that changed it last, as merge_parts does for a clear one; the entry's clock is the
@@ -2339,7 +2343,7 @@ BEGIN
             diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
-            diary.sealed_batch_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
+            diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_newest(jsonb, int),
             diary.sealed_clear_fields(text), diary.entry_record(uuid, text, jsonb), diary.setting_record(diary.setting),
             diary.envelope_items_keys(jsonb), diary.begin_sealing(jsonb), diary.clear_records(text, int), diary.reseal(jsonb),
             diary.unreferenced_objects(), diary.finish_sealing()

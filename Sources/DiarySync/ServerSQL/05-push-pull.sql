@@ -80,8 +80,7 @@ BEGIN
             -- (In parentheses: PL/pgSQL's IF would end its condition at the CASE's first THEN.)
             IF (CASE WHEN sealed_keys IS NULL
                      THEN NOT diary.batch_readable(batch) OR NOT coalesce(diary.batch_clock_ms(batch) <= horizon, false)
-                     ELSE NOT diary.sealed_batch_readable(batch, sealed_keys)
-                          OR NOT coalesce(diary.sealed_batch_clock_ms(batch) <= horizon, false)
+                     ELSE NOT coalesce(diary.sealed_batch_newest(batch, sealed_keys) <= horizon, false)
                 END) THEN
                 RAISE EXCEPTION 'not all readable, or a clock ahead' USING ERRCODE = 'P0001';
             END IF;
@@ -137,7 +136,11 @@ BEGIN
                 IF problem IS NOT NULL THEN
                     RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
                 END IF;
-                clock_ms := diary.sealed_batch_clock_ms(jsonb_build_array(jsonb_build_object('record', rec)));
+                clock_ms := CASE WHEN rec->>'kind' = 'setting' THEN diary.hlc_ms(rec->>'hlc')
+                                 ELSE diary.sealed_batch_newest(jsonb_build_array(jsonb_build_object('record', rec)), sealed_keys) END;
+                IF clock_ms IS NULL THEN
+                    RAISE EXCEPTION 'a sealed record not as devices write it' USING ERRCODE = '22023';
+                END IF;
             END IF;
             IF clock_ms > horizon THEN
                 results := results || jsonb_build_object('key', item_key, 'status', 'rejected', 'error', 'clock_ahead');

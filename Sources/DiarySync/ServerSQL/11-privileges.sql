@@ -43,7 +43,7 @@ BEGIN
             diary.is_count(jsonb), diary.is_finite(jsonb), diary.is_given(jsonb), diary.is_id(jsonb), diary.is_hlc(jsonb),
             diary.media_key(jsonb), diary.put_envelope(jsonb), diary.is_box(jsonb, int), diary.is_keyed_name(jsonb),
             diary.is_sealed_clock(jsonb), diary.unsealed_entry_field(jsonb, int), diary.unsealed_setting_field(jsonb, int),
-            diary.sealed_batch_clock_ms(jsonb), diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_readable(jsonb, int),
+            diary.merge_sealed_parts(jsonb, jsonb), diary.sealed_batch_newest(jsonb, int),
             diary.sealed_clear_fields(text), diary.entry_record(uuid, text, jsonb), diary.setting_record(diary.setting),
             diary.envelope_items_keys(jsonb), diary.begin_sealing(jsonb), diary.clear_records(text, int), diary.reseal(jsonb),
             diary.unreferenced_objects(), diary.finish_sealing()
