@@ -311,6 +311,7 @@ package struct SaveCommand: DiaryCommand {
         }
         var change = EntryEdit()
         change.title = title
+        if let long = addTag.first(where: TagName.isTooLong) { throw StoreError.tagTooLong(String(long.prefix(TagName.longest))) }
         change.addTags = addTag.compactMap(TagName.normalize)
         change.removeTags = removeTag.compactMap(TagName.normalize)
         change.place = place

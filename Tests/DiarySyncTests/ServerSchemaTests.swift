@@ -123,8 +123,7 @@ struct ServerSchemaTests {
         #expect(try await server.run("WITH changed AS (UPDATE diary.entry SET doc = '{}' WHERE user_id = '\(alice.id)' RETURNING 1) SELECT count(*) FROM changed",
                                as: bob) == "0")
         #expect(try await server.run("WITH changed AS (UPDATE diary.message SET deleted = true RETURNING 1) SELECT count(*) FROM changed", as: bob) == "0")
-        #expect(try await server.run("WITH changed AS (UPDATE diary.account SET server_seq = 99 WHERE user_id = '\(alice.id)' RETURNING 1) SELECT count(*) FROM changed",
-                               as: bob) == "0")
+        #expect(await server.attempt("UPDATE diary.account SET server_seq = 99 WHERE user_id = '\(alice.id)'", as: bob).sqlState == "42501")
         // The helpers push() uses take a user id, but row-level security still decides.
         #expect(await !server.attempt("SELECT diary.apply_entry('\(alice.id)', $j$\(record.serialized)$j$::jsonb, 100)", as: bob).succeeded)
         #expect(await !server.attempt("SELECT diary.keep_conflict('\(alice.id)', 'entry', '\(entryId)', 'x', 'y', '{}')", as: bob).succeeded)
@@ -721,6 +720,11 @@ struct ServerSchemaTests {
         #expect(await server.attempt("SELECT diary.set_media_quota('\(alice.role)', NULL)", as: alice).sqlState == "42501")
         #expect(await server.attempt("SELECT diary.media_quota('\(bob.role)')", as: alice).sqlState == "42501")
         #expect(await server.attempt("UPDATE diary.account SET media_bytes = 0", as: alice).sqlState == "42501")
+        // Nor the change counter: set back, it would make the person's own pulls skip rows.
+        let counter = try await server.run("SELECT server_seq FROM diary.account", as: alice)
+        #expect(await server.attempt("UPDATE diary.account SET server_seq = 0", as: alice).sqlState == "42501")
+        try await server.run("SELECT diary.advance_counter(0); SELECT diary.advance_counter(\(Int(counter)! + 1000));", as: alice)
+        #expect(try await server.run("SELECT server_seq FROM diary.account", as: alice) == counter, "never back, never far ahead")
         #expect(await server.attempt("SELECT diary.media_quota('nobody_here')", as: nil).sqlState == "42704")
         #expect(await server.attempt("SELECT diary.set_media_quota(NULL, -1)", as: nil).sqlState == "22023")
     }

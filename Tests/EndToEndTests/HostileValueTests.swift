@@ -143,5 +143,14 @@ struct HostileValueTests {
         let place = try sandbox.run("diary-save", [id, "--place", "a\nb"])
         #expect(place.status == 65 && place.stderr.contains("must be one line"), "\(place.stderr)")
         #expect(try sandbox.run("diary-save", ["--edit", id]).status == 0, "the page can still be edited")
+
+        // A tag longer than a name keeps is refused, not cut without a word; by flag or in the editor.
+        let long = String(repeating: "長", count: 40)
+        let tagged = try sandbox.run("diary-save", [id, "--add-tag", long])
+        #expect(tagged.status == 65 && tagged.stderr.contains("at most 32 characters"), "\(tagged.stderr)")
+        sandbox.extraEnvironment["EDITOR"] = try editor(sandbox, "sed -i 's/^tags: .*/tags: \(long)/' \"$1\"")
+        let edited = try sandbox.run("diary-save", ["--edit", id])
+        #expect(edited.status == 65 && edited.stderr.contains("longer than 32 characters"), "\(edited.stderr)")
+        #expect(try sandbox.run("diary-find", ["--show", id]).lines.first?["tags"] as? [String] == before["tags"] as? [String])
     }
 }

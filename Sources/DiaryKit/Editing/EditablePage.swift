@@ -77,8 +77,9 @@ package enum EditablePage {
         if let place = fields[.place], place != (entry.context.place ?? "") { edit.place = place }
         if let tagText = fields[.tags] {
             var tags: [String] = []
-            for name in tagText.split(whereSeparator: { $0 == "," || $0 == "，" || $0 == "、" }).compactMap({ TagName.normalize(String($0)) })
-            where !tags.contains(name) { tags.append(name) }
+            let typed = tagText.split(whereSeparator: { $0 == "," || $0 == "，" || $0 == "、" }).map(String.init)
+            if typed.contains(where: TagName.isTooLong) { throw .tagTooLong(lineNumber(.tags)) }
+            for name in typed.compactMap(TagName.normalize) where !tags.contains(name) { tags.append(name) }
             if tags != entry.tags { edit.tags = tags }
         }
         var page = lines[lines.index(after: divider)...].joined(separator: "\n")

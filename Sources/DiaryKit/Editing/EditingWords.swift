@@ -10,6 +10,8 @@ package indirect enum EditingError: Error, Equatable, Sendable {
     case badTime(Int)
     /// This line is not UTF-8 text, or holds a NUL byte (1-based line).
     case notText(Int)
+    /// A tag on this line is longer than a tag's name keeps.
+    case tagTooLong(Int)
     /// The editor could not be started (the command that was tried).
     case editorNotFound(String)
     /// The text the person typed was kept in a file, because of `reason`.
@@ -105,6 +107,10 @@ extension Phrase {
         Phrase("無法開啟編輯器「\(TerminalText.quoted(command))」；請設定 VISUAL 或 EDITOR", "Cannot start the editor \"\(TerminalText.quoted(command))\"; set VISUAL or EDITOR.")
     }
 
+    static func editTagTooLong(_ line: Int) -> Phrase {
+        Phrase("第 \(line) 行有標籤超過 \(TagName.longest) 個字", "Line \(line) has a tag longer than \(TagName.longest) characters.")
+    }
+
     static func editLineNotText(_ line: Int) -> Phrase {
         Phrase("第 \(line) 行不是 UTF-8 文字（或含有 NUL 字元）；請用 UTF-8 存檔",
             "Line \(line) is not UTF-8 text (or holds a NUL byte); save the file as UTF-8.")
@@ -123,6 +129,7 @@ extension EditingError: ReportableError {
         case let .badLine(line): return .badHeaderLine(line)
         case let .badTime(line): return .badHeaderTime(line)
         case let .notText(line): return .editLineNotText(line)
+        case let .tagTooLong(line): return .editTagTooLong(line)
         case let .editorNotFound(command): return .editorNotFound(command)
         case let .kept(reason, path): return .editKept(reason.phrase, path: path)
         case let .editedByPerson(id): return .editedByPerson(id: id)

@@ -22,6 +22,8 @@ package enum StoreError: Error, Equatable {
     case invalidRecord(String)
     /// A value that must be one line (a page's title or place) holds a line break: the field.
     case lineBreak(String)
+    /// A tag typed by hand is longer than a tag's name keeps (its start).
+    case tagTooLong(String)
     /// Only a saved page can go to the trash (a draft is discarded).
     case notSaved(String)
     /// The page is in the trash: take it out before changing it.

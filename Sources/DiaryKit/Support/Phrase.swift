@@ -117,6 +117,11 @@ extension Phrase {
 }
 
 extension Phrase {
+    static func tagTooLong(start: String) -> Phrase {
+        Phrase("標籤最多 \(TagName.longest) 個字：「\(TerminalText.quoted(start))…」太長了；日記沒有變更",
+               "A tag has at most \(TagName.longest) characters; \"\(TerminalText.quoted(start))…\" is longer. The page is unchanged.")
+    }
+
     static func valueHasLineBreak(field: String) -> Phrase {
         Phrase("\(field) 只能是一行，不能有換行；日記沒有變更", "The \(field) must be one line, without a line break; the page is unchanged.")
     }
@@ -139,6 +144,7 @@ extension StoreError: ReportableError {
         case let .clockFromFuture(id): return .recordFromFuture(id: id)
         case let .invalidRecord(id): return .recordContradicts(id: id)
         case let .lineBreak(field): return .valueHasLineBreak(field: field)
+        case let .tagTooLong(start): return .tagTooLong(start: start)
         }
     }
 
@@ -150,7 +156,7 @@ extension StoreError: ReportableError {
         case .entryNotFound, .noOpenDraft, .notInTrash: return ExitStatus.noInput
         case .notSaved, .inTrash: return ExitStatus.dataError
         case .ambiguous: return ExitStatus.usage
-        case .alreadySaved, .clockFromFuture, .invalidRecord, .lineBreak: return ExitStatus.dataError
+        case .alreadySaved, .clockFromFuture, .invalidRecord, .lineBreak, .tagTooLong: return ExitStatus.dataError
         case .io: return ExitStatus.ioError
         }
     }

@@ -12,12 +12,19 @@ package enum TagName {
     /// nil when that is just its name, as it nearly always is.
     package static func label(_ raw: String) -> String? {
         guard let written = tidied(raw) else { return nil }
-        let label = String(written.prefix(32))
+        let label = String(written.prefix(longest))
         return label == folded(written) ? nil : label
     }
 
-    /// The stored name of a tidied tag: lowercased, at most 32 characters.
-    private static func folded(_ written: String) -> String { String(written.lowercased().prefix(32)) }
+    /// The most characters a tag's name keeps.
+    package static let longest = 32
+
+    /// True when the tag, tidied, is longer than a name keeps: typed by hand it is refused,
+    /// not cut without a word.
+    package static func isTooLong(_ raw: String) -> Bool { (tidied(raw)?.count ?? 0) > longest }
+
+    /// The stored name of a tidied tag: lowercased, at most `longest` characters.
+    private static func folded(_ written: String) -> String { String(written.lowercased().prefix(longest)) }
 
     private static func tidied(_ raw: String) -> String? {
         // Nearly every tag is tidy already: a word of printable ASCII or CJK ideographs, which

@@ -388,7 +388,7 @@ BEGIN
     IF jsonb_typeof(batch) IS DISTINCT FROM 'array' OR jsonb_array_length(batch) > 50 THEN
         RAISE EXCEPTION 'a reseal is an array of at most 50 items' USING ERRCODE = '22023';
     END IF;
-    PERFORM 1 FROM diary.account a WHERE a.user_id = uid FOR UPDATE;
+    PERFORM diary.lock_counter();
     SELECT k.items_keys INTO keys FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'this account is not being sealed' USING ERRCODE = '55000';

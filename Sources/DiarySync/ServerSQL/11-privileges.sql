@@ -29,10 +29,10 @@ BEGIN
                        'diary.setting, diary.conflict, diary.push_receipt, diary.media_chunk, diary.media_object TO %I', who);
         -- A sealed diary's envelope is read here and written only through put_envelope().
         EXECUTE format('GRANT SELECT ON diary.config, diary.time_zone, diary.companion_use, diary.key_envelope TO %I', who);
-        -- push() locks and advances the person's own counter; nothing else in account is theirs to change.
-        EXECUTE format('GRANT SELECT, UPDATE (server_seq) ON diary.account TO %I', who);
+        -- People read their account; its counter moves only through lock_counter() and advance_counter().
+        EXECUTE format('GRANT SELECT ON diary.account TO %I', who);
         EXECUTE format('GRANT EXECUTE ON FUNCTION
-            diary.my_account(), diary.account_id(), diary.push(jsonb, text), diary.batch_items(jsonb), diary.pull(bigint, int, text),
+            diary.my_account(), diary.account_id(), diary.lock_counter(), diary.advance_counter(bigint), diary.push(jsonb, text), diary.batch_items(jsonb), diary.pull(bigint, int, text),
             diary.entry_matches(uuid, jsonb), diary.missing_chunks(text, int), diary.finish_media(text, bigint, int, text),
             diary.present_media(text[]), diary.register_object(text, bigint, text), diary.media_objects(text[]), diary.my_objects(), diary.media_space(),
             diary.whoami(), diary.delete_account(), diary.use_companion(text, text, text),
