@@ -31,7 +31,7 @@ struct JournalReader {
     }
 
     mutating func read(_ bytes: [UInt8], member: String) throws -> [EntryRecord] {
-        guard let json = JSON.parse(Data(bytes)), case .object = json else {
+        guard let json = JSON.parse(Data(Jrnl.withoutByteOrderMark(bytes))), case .object = json else {
             throw ArchiveError.invalidRecord(member: member, line: 1, field: nil)
         }
         guard let entries = json["entries"]?.arrayValue else {
@@ -150,12 +150,20 @@ struct JournalReader {
         guard let staged = files[path] else { return nil }
         // Its bytes are what they are: stored under their own SHA-256, the mismatch reported.
         // The file's own extension names its container (an `aac` memo is an `.m4a` file).
-        guard let format = types[path] ?? DayOne.fileType(fileExtension(path), kind: kind) ?? type.flatMap({ DayOne.fileType($0, kind: kind) })
+        guard var format = types[path] ?? DayOne.fileType(fileExtension(path), kind: kind) ?? type.flatMap({ DayOne.fileType($0, kind: kind) })
         else {
             if !findings.leftOut.contains(path) { findings.leftOut.append(path) }
             return nil
         }
         if staged.md5 != md5 && !findings.mismatched.contains(path) { findings.mismatched.append(path) }
+        // A photo or video is what its bytes say, not its entry: a PDF listed as a photo is kept
+        // as a file (never as a JPEG no viewer opens), a PNG listed as a JPEG as a PNG.
+        var kind = kind
+        if kind == .photo || kind == .video, let actual = SniffedType.of(path: staged.url.path),
+           actual.kind != kind || actual.mime != format.mime {
+            kind = actual.kind
+            format = (actual.mime, actual.fileExtension)
+        }
         types[path] = format
         let item = MediaItem(kind: kind, sha256: staged.sha256, mime: format.mime, fileExtension: format.fileExtension,
                              bytes: staged.bytes, width: width, height: height,

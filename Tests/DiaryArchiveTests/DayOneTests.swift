@@ -454,6 +454,32 @@ import Testing
         #expect(kept.first { $0.title == "B" }?.media.map(\.item.sha256) == [shaA])
     }
 
+    @Test func aPhotoIsWhatItsBytesSay() throws {
+        let scratch = try ArchiveTool.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let pdf = scratch.appendingPathComponent("a.pdf"), png = scratch.appendingPathComponent("b.png")
+        try Data("%PDF-1.7\n%…\n".utf8).write(to: pdf)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 32)).write(to: png)
+        let md5a = String(repeating: "a1", count: 16), md5b = String(repeating: "b2", count: 16)
+        let shaA = String(repeating: "1", count: 64), shaB = String(repeating: "2", count: 64)
+        var files: [String: StagedFile] = [
+            "photos/\(md5a).jpeg": StagedFile(url: pdf, bytes: 12, sha256: shaA, md5: md5a),
+            "photos/\(md5b).jpeg": StagedFile(url: png, bytes: 40, sha256: shaB, md5: md5b),
+        ]
+        let journal = #"""
+            {"entries":[{"uuid":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","creationDate":"2023-05-01T10:20:30Z","text":"# A",
+              "photos":[{"identifier":"P1","md5":"\#(md5a)","type":"jpeg"},{"identifier":"P2","md5":"\#(md5b)","type":"jpeg"}]}]}
+            """#
+        let records = try DayOne.records(journal: Array(journal.utf8), files: &files)
+        let media = try #require(records.first?.media)
+        #expect(media.map(\.item.kind) == [.photo, .file] || media.map(\.item.kind) == [.file, .photo])
+        let byHash = Dictionary(uniqueKeysWithValues: media.map { ($0.item.sha256, $0.item) })
+        #expect(byHash[shaA]?.kind == .file && byHash[shaA]?.mime == "application/pdf" && byHash[shaA]?.fileExtension == "pdf",
+                "a PDF listed as a photo is kept as a file, not as a JPEG")
+        #expect(byHash[shaB]?.mime == "image/png" && byHash[shaB]?.fileExtension == "png")
+        #expect(files["media/\(shaA).pdf"] != nil && files["media/\(shaB).png"] != nil)
+    }
+
     @Test func aClockFromTheFarFutureCountsAsTheOldest() throws {
         var files: [String: StagedFile] = [:]
         let journal = #"{"entries":[{"uuid":"AB","creationDate":"2999-01-01T00:00:00Z"}]}"#

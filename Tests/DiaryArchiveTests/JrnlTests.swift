@@ -30,6 +30,13 @@ import Testing
         #expect(Set(records.map(\.id)).count == 3)
     }
 
+    @Test func anExportSavedWithAByteOrderMarkReadsTheSame() throws {
+        let marked = [0xEF, 0xBB, 0xBF] + Array(Self.export.utf8)
+        #expect(Jrnl.isJSONObject(marked), "told from an archive")
+        let records = try Jrnl.records(marked, zone: Self.taipei)
+        #expect(records.map(\.json.serialized) == (try Jrnl.records(Array(Self.export.utf8), zone: Self.taipei)).map(\.json.serialized))
+    }
+
     @Test func theSameEntryIsTheSameRecordInEveryZone() throws {
         let here = try Jrnl.records(Array(Self.export.utf8), zone: Self.taipei)
         let there = try Jrnl.records(Array(Self.export.utf8), zone: TimeZone(identifier: "Europe/Paris")!)

@@ -76,6 +76,20 @@ struct PhotoHeader: Sendable, Equatable {
     var exifTIFF: [UInt8]?
 }
 
+/// What a file's first bytes say it is, for readers of other apps' exports that name a
+/// file's type themselves (a PDF listed as a photo is still a PDF).
+package enum SniffedType {
+    /// The kind, type and extension the bytes announce, read from the file at `path`; nil
+    /// when they announce nothing this diary knows, or the file cannot be read.
+    package static func of(path: String) -> (kind: MediaKind, mime: String, fileExtension: String)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: ImageHeaders.sniffLength)) ?? Data())
+        if head.starts(with: Array("%PDF-".utf8)) { return (.file, "application/pdf", "pdf") }
+        return ImageHeaders.sniff(head).map { ($0.kind, $0.mime, $0.fileExtension) }
+    }
+}
+
 /// Type sniffing and photo dimensions, from bytes only.
 enum ImageHeaders {
     /// How many leading bytes `sniff` wants to see.
