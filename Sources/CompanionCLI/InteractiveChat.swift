@@ -30,6 +30,11 @@ struct InteractiveChat {
             }
             let input = line.trimmingCharacters(in: .whitespaces)
             if input.isEmpty { continue }
+            if input.utf8.contains(0) {
+                // Said and skipped: the talk goes on (the store would refuse it anyway).
+                Output.standardError(Phrase.textHoldsNUL(field: "message").text(language))
+                continue
+            }
             if input.hasPrefix("/") {
                 if try await command(input) { return }
                 continue

@@ -68,6 +68,13 @@ extension DiaryStore {
 
     private func appendMessage(entryId: String, author: Author, text: String, persona: String, provider: String?,
                                onlyFirst: Bool) throws -> Message? {
+        // SQLite would keep a text cut at a NUL byte. The person's words are refused, named;
+        // the companion's (a provider's answer) lose the NULs, which are never words.
+        var text = text
+        if text.utf8.contains(0) {
+            guard author == .companion else { throw StoreError.notText("message") }
+            text.removeAll { $0 == "\0" }
+        }
         let message = Message(id: UUIDv7.make(), entryId: entryId, author: author, persona: persona,
                               provider: provider, text: text, createdAt: Date())
         return try write { db -> Message? in

@@ -24,6 +24,8 @@ package enum StoreError: Error, Equatable {
     case lineBreak(String)
     /// A tag typed by hand is longer than a tag's name keeps (its start).
     case tagTooLong(String)
+    /// A text holds a NUL byte, which no text keeps (the field).
+    case notText(String)
     /// Only a saved page can go to the trash (a draft is discarded).
     case notSaved(String)
     /// The page is in the trash: take it out before changing it.

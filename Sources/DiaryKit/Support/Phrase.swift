@@ -117,6 +117,11 @@ extension Phrase {
 }
 
 extension Phrase {
+    package static func textHoldsNUL(field: String) -> Phrase {
+        Phrase("這段文字（\(field)）含有 NUL 字元，不是文字，沒有保存；請不含它再輸入一次",
+               "This text (\(field)) holds a NUL byte, which is not text; it was not kept. Type it again without it.")
+    }
+
     static func tagTooLong(start: String) -> Phrase {
         Phrase("標籤最多 \(TagName.longest) 個字：「\(TerminalText.quoted(start))…」太長了；日記沒有變更",
                "A tag has at most \(TagName.longest) characters; \"\(TerminalText.quoted(start))…\" is longer. The page is unchanged.")
@@ -145,6 +150,7 @@ extension StoreError: ReportableError {
         case let .invalidRecord(id): return .recordContradicts(id: id)
         case let .lineBreak(field): return .valueHasLineBreak(field: field)
         case let .tagTooLong(start): return .tagTooLong(start: start)
+        case let .notText(field): return .textHoldsNUL(field: field)
         }
     }
 
@@ -156,7 +162,7 @@ extension StoreError: ReportableError {
         case .entryNotFound, .noOpenDraft, .notInTrash: return ExitStatus.noInput
         case .notSaved, .inTrash: return ExitStatus.dataError
         case .ambiguous: return ExitStatus.usage
-        case .alreadySaved, .clockFromFuture, .invalidRecord, .lineBreak, .tagTooLong: return ExitStatus.dataError
+        case .alreadySaved, .clockFromFuture, .invalidRecord, .lineBreak, .tagTooLong, .notText: return ExitStatus.dataError
         case .io: return ExitStatus.ioError
         }
     }

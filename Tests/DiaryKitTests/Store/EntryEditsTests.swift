@@ -50,6 +50,18 @@ import Testing
         #expect(try diary.store.entry(id: id).editedAt == nil)
     }
 
+    @Test func aNULNeverCutsAMessage() throws {
+        let diary = try TestDiary()
+        let id = try diary.page("海邊", tags: [])
+        #expect(throws: StoreError.notText("message")) {
+            try diary.store.appendMessage(entryId: id, author: .person, text: "前\0後", persona: "warm", provider: nil)
+        }
+        let answer = try diary.store.appendMessage(entryId: id, author: .companion, text: "前\0後", persona: "warm", provider: "x")
+        #expect(answer.text == "前後")
+        #expect(try diary.store.messages(entryId: id).map(\.text) == ["前後"], "stored whole, not cut at the NUL")
+        #expect(throws: StoreError.lineBreak("place")) { try diary.store.edit(ids: [id], EntryEdit(place: "a\nb")) }
+    }
+
     @Test func editsOverManyPagesAreOneTransaction() throws {
         let diary = try TestDiary()
         var ids: [String] = []
