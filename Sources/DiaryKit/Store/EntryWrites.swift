@@ -159,6 +159,10 @@ extension DiaryStore {
             let before = try pageVersion(db, entryId)
             let now = Timestamps.millis(Date())
             // A new page from the companion is the companion's again; the person's edits stay in history.
+            // A provider's NUL bytes are taken out (SQLite would cut the text there), and the
+            // title is one line, as the editor shows it.
+            let title = String(title.filter { $0 != "\0" }.map { $0.isNewline ? " " : $0 })
+            let summary = summary.filter { $0 != "\0" }
             try touch(db, entryId: entryId, hlc: hlc, set: """
                 status = 'saved', title = ?, summary = ?, persona = ?, provider = ?, summarized_at = ?, last_error = NULL, edited_at = NULL
                 """, [title, summary, persona, provider, now])

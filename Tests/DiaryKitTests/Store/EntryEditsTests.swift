@@ -60,6 +60,10 @@ import Testing
         #expect(answer.text == "前後")
         #expect(try diary.store.messages(entryId: id).map(\.text) == ["前後"], "stored whole, not cut at the NUL")
         #expect(throws: StoreError.lineBreak("place")) { try diary.store.edit(ids: [id], EntryEdit(place: "a\nb")) }
+        try diary.store.savePage(entryId: id, title: "標\0題\n第二行", summary: "前\0後", tags: [], persona: "warm", provider: "x",
+                                 usageDay: "2026-11-27")
+        let page = try diary.store.entry(id: id)
+        #expect(page.title == "標題 第二行" && page.summary == "前後", "a provider's page: no NUL, the title on one line")
     }
 
     @Test func editsOverManyPagesAreOneTransaction() throws {
