@@ -170,9 +170,14 @@ package enum DayOne {
     /// The key of an entry's list of attachments of a kind.
     static func entryKey(_ kind: MediaKind) -> String { kind == .file ? "pdfAttachments" : folder(kind) }
 
+    /// The longest first line taken as a title without a heading mark: longer, it is a
+    /// paragraph (Day One shows any first line as the title; a page of one long paragraph
+    /// would otherwise be all title and no page).
+    static let longestPlainTitle = 100
+
     /// Splits an entry's Markdown into our title and page. The first line with words is the
-    /// title, as Day One shows it (its heading marks, `# …`, taken off), and the rest is the
-    /// page. References to attachments (`![](dayone-moment://…)`) are taken out, with the
+    /// title, as Day One shows it (its heading marks, `# …`, taken off), when it is a heading
+    /// or at most `longestPlainTitle` characters, and the rest is the page. References to attachments (`![](dayone-moment://…)`) are taken out, with the
     /// blank lines they leave, and Markdown's backslash escapes, which Day One writes
     /// generously (`Hello\.`), are undone. Where each reference stood is its anchor (how
     /// many lines of title and page come before it, by its identifier in uppercase); one
@@ -188,9 +193,12 @@ package enum DayOne {
         var title: String?
         // Lines of the text before a reference: 0 before the title, 1 just after it.
         var before: [(identifier: String, titleLines: Int, pageLines: Int)] = []
-        if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }) {
-            let line = lines[first].text
-            let text = unescape(String(headingText(line) ?? line)).trimmingCharacters(in: .whitespaces)
+        // A first line is a title when it reads as one: a heading, or a line short enough to
+        // be one. A long first paragraph stays the page's text, and the page has no title.
+        if let first = lines.firstIndex(where: { !$0.text.allSatisfy(\.isWhitespace) }),
+           case let line = lines[first].text,
+           case let text = unescape(String(headingText(line) ?? line)).trimmingCharacters(in: .whitespaces),
+           headingText(line) != nil || text.count <= longestPlainTitle {
             title = text.isEmpty ? nil : text
             before += lines[..<first].flatMap(\.references).map { ($0, 0, 0) }
             before += lines[first].references.map { ($0, title == nil ? 0 : 1, 0) }

@@ -480,6 +480,18 @@ import Testing
         #expect(files["media/\(shaA).pdf"] != nil && files["media/\(shaB).png"] != nil)
     }
 
+    @Test func aLongFirstParagraphIsThePageNotItsTitle() throws {
+        let paragraph = String(repeating: "今天的風很大，我們沿著海邊走了很久。", count: 20)
+        let read = DayOne.page(from: paragraph + "\n\n第二段。")
+        #expect(read.title == nil && read.summary == paragraph + "\n\n第二段。", "the page keeps all its text")
+        // Back to Day One and in again: the same.
+        let again = DayOne.page(from: DayOne.text(title: read.title, summary: read.summary, references: []))
+        #expect(again.title == nil && again.summary == read.summary)
+        // A short first line, or a heading however long, is still the title.
+        #expect(DayOne.page(from: "海邊\n風很大").title == "海邊")
+        #expect(DayOne.page(from: "# " + paragraph + "\n風很大").title == paragraph)
+    }
+
     @Test func aClockFromTheFarFutureCountsAsTheOldest() throws {
         var files: [String: StagedFile] = [:]
         let journal = #"{"entries":[{"uuid":"AB","creationDate":"2999-01-01T00:00:00Z"}]}"#
