@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts, v15-page-vectors
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts, v15-page-vectors, v16-recalled-titles-unindexed
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,

@@ -180,7 +180,7 @@ enum Schema {
             let ids = try giveEntriesMomentKeys(db)
             try db.execute(sql: sql)
             for id in ids { try DiaryStore.reindex(db, entryId: id) }
-        case "v9-searchable-place-names":
+        case "v9-searchable-place-names", "v16-recalled-titles-unindexed":
             try db.execute(sql: sql)
             for id in try String.fetchAll(db, sql: "SELECT id FROM entry WHERE deleted_at IS NULL AND trashed_at IS NULL") {
                 try DiaryStore.reindex(db, entryId: id)

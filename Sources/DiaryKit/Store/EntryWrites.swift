@@ -380,7 +380,37 @@ extension DiaryStore {
             INSERT INTO entry_fts(rowid, title, summary, note, transcript, tags, person_chat, analysis, companion_chat, place)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [key, row.title ?? "", row.summary ?? "", row.note ?? "", row.transcript ?? "", row.tags,
-                                     row.personChat, row.analysis ?? "", row.companionChat, row.place])
+                                     row.personChat, row.analysis ?? "", withoutQuotes(row.companionChat), row.place])
+    }
+
+    /// The companion's words as a page is found by: without what it quoted, 〈…〉 and “…”,
+    /// which is the titles of other pages it recalled (and, in English, the person's own
+    /// words echoed, indexed already as theirs). A page is found for what it and its talk
+    /// say, not for another page's title quoted in a greeting.
+    static func withoutQuotes(_ text: String) -> String {
+        var kept = ""
+        var closing: Character?
+        var held = ""
+        for character in text {
+            if let close = closing {
+                held.append(character)
+                if character == close {
+                    closing = nil
+                    held = ""
+                } else if character.isNewline {
+                    // Unclosed on its line: not a quote, kept as it was.
+                    kept += held
+                    closing = nil
+                    held = ""
+                }
+            } else if character == "〈" || character == "“" {
+                closing = character == "〈" ? "〉" : "”"
+                held = String(character)
+            } else {
+                kept.append(character)
+            }
+        }
+        return kept + held
     }
 }
 

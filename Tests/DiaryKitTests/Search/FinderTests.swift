@@ -97,6 +97,20 @@ import Testing
         #expect(try find(diary) { $0.keywords = "海邊"; $0.order = .occurred } == [ids["draft"]!, ids["tired"]!, ids["beach"]!])
     }
 
+    @Test func aPageIsNotFoundForTheTitlesTheCompanionRecalled() throws {
+        let diary = try TestDiary()
+        let tokyo = try diary.page("在東京喝了一杯咖啡，很放鬆", tags: ["旅行"], at: moment("2026-11-20 10:00"))
+        let film = try diary.page("看了一部電影", tags: ["電影"], at: moment("2026-11-21 10:00"))
+        try diary.store.appendMessage(entryId: film, author: .companion, text: "你在 2026 年 11 月 20 日也寫過〈在東京喝了一杯咖啡〉。電影好看嗎？",
+                                      persona: "warm", provider: "offline")
+        try diary.store.appendMessage(entryId: film, author: .companion, text: "On November 20, 2026 you wrote “Tokyo coffee”.",
+                                      persona: "warm", provider: "offline")
+        #expect(try find(diary) { $0.keywords = "東京" } == [tokyo], "the film page does not match the title it quoted")
+        #expect(try find(diary) { $0.keywords = "Tokyo" }.isEmpty)
+        #expect(try find(diary) { $0.keywords = "電影好看" } == [film], "its own talk still does")
+        #expect(DiaryStore.withoutQuotes("a〈b〉c “d” e〈unclosed\nf") == "ac  e〈unclosed\nf")
+    }
+
     @Test func snippetsQuoteTheTextWithTheMatchMarked() throws {
         let (diary, _) = try corpus()
         var request = FindRequest()

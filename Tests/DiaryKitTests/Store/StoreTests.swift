@@ -13,7 +13,7 @@ import Testing
             "v4-conflicts-thumbnails", "v5-sync-tag-removals-dead-letters-media-transfers", "v6-one-context-shape",
             "v7-star-trash-order-history", "v8-pulled-rejects", "v9-searchable-place-names", "v10-file-attachments",
             "v11-journals-tag-spellings-media-anchors", "v12-live-entry-days-by-id", "v13-reflections", "v14-tag-day-counts",
-            "v15-page-vectors",
+            "v15-page-vectors", "v16-recalled-titles-unindexed",
         ])
         #expect(Schema.migrationIdentifier("v03-moment-order-bigram-search.sql") == "v3-moment-order-bigram-search")
         let diary = try TestDiary()
@@ -101,6 +101,25 @@ import Testing
         let withFile = try reopened.createEntry(NewEntry(occurredAt: Date(), timeZone: TimeZone(identifier: "Asia/Taipei")!, note: "車票",
                                                         persona: "warm", media: [pdf]))
         #expect(try reopened.entry(id: withFile).media == [pdf])
+    }
+
+    @Test func anUpgradeTakesRecalledTitlesOutOfTheIndex() throws {
+        let diary = try TestDiary()
+        let film = try diary.page("看了一部電影", tags: [])
+        try diary.store.appendMessage(entryId: film, author: .companion, text: "你也寫過〈東京的咖啡〉。", persona: "warm", provider: "offline")
+        // As a diary from before v16 indexed it: the quote with the companion's words.
+        try diary.store.write { db in
+            let key = try Int64.fetchOne(db, sql: "SELECT moment_key FROM entry WHERE id = ?", arguments: [film])!
+            try db.execute(sql: "UPDATE entry_fts SET companion_chat = ? WHERE rowid = ?", arguments: ["你也寫過〈東京的咖啡〉。", key])
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v16-recalled-titles-unindexed'")
+        }
+        func matches(_ store: DiaryStore) throws -> Int {
+            try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM entry_fts WHERE companion_chat LIKE '%東京%'") ?? -1 }
+        }
+        #expect(try matches(diary.store) == 1)
+        let reopened = try DiaryStore.open(diary.store.paths)
+        #expect(try matches(reopened) == 0)
+        #expect(try reopened.searchIndexIsConsistent())
     }
 
     @Test func everyChangeIsStampedAndQueuedInItsTransaction() throws {
