@@ -1,18 +1,6 @@
 import Foundation
 import Testing
 
-/// A small seeded generator (SplitMix64), so a failing run can be replayed with its seed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Sealing a diary that synced in clear, through the built binaries and a real Postgres", .enabled(if: clusterURL != nil), .serialized)
 struct EncryptTests {
     @Test("encrypt killed at 20 random points, then run to the end: nothing readable on the server, nothing lost, the other devices follow with the passphrase")
@@ -46,14 +34,15 @@ struct EncryptTests {
 
         let passphrase = try a.makeFile("passphrase", Data((SyncServer.passphrase + "\n").utf8))
         let seed = ProcessInfo.processInfo.environment["DIARY_TEST_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
-        var random = SeededGenerator(state: seed)
+        // Each round's wait, 30 ms to 1.5 s, from the seed (a multiplicative hash of seed and round).
+        func wait(_ round: Int) -> Int { 30 + Int(((seed &+ UInt64(round)) &* 0x9E37_79B9_7F4A_7C15) >> 40) % 1471 }
         // Each reseal batch waits a little, so that kills land between batches as well as in them.
         a.extraEnvironment["DIARY_SYNC_PAUSE"] = "after-reseal:1"
         var recoveryKeys: Set<String> = []
         var stopped: [String] = []
-        for _ in 0..<20 {
+        for round in 0..<20 {
             let (process, stdout, _) = try a.start("diary-sync", ["encrypt", "--passphrase-file", passphrase.path])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 30...1500, using: &random)))
+            try await Task.sleep(for: .milliseconds(wait(round)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let printed = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
