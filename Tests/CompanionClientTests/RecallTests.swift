@@ -128,7 +128,24 @@ import Testing
         let other = try Self.corpus()
         let again = try await conversation(other, [OfflineCompanion()], memory: .off).open(entryId: other.now, persona: .warm)
         #expect(again.messages.first?.text.contains("也寫過") == false)
-        #expect(OfflineCompanion.remembered(Recollection(entryId: "a", title: "Sea", day: "2026-10-03", excerpt: nil, matched: [],
-                                                         sameDay: false, score: 1), english: true) == "On October 3, 2026 you wrote “Sea”.")
+        let sea = Recollection(entryId: "a", title: "Sea", day: "2026-10-03", excerpt: nil, matched: [], sameDay: false, score: 1)
+        #expect(OfflineCompanion.remembered(sea, today: "2026-11-20", english: true) == "On October 3, 2026 you wrote “Sea”.")
+        // A page of the same day is no memory of another day.
+        #expect(OfflineCompanion.remembered(sea, today: "2026-10-03", english: true) == "Earlier today you wrote “Sea”.")
+        #expect(OfflineCompanion.remembered(sea, today: "2026-10-03", english: false) == "你今天稍早也寫過〈Sea〉。")
+    }
+
+    @Test func wordsThatOnlyPutASentenceTogetherNeverMakeAPick() throws {
+        let diary = try TestDiary()
+        // Two pages about different things that share only 去了 and 了一 (and 一個).
+        let tokyo = try Self.page(diary, "東京", "去了東京，喝了一杯咖啡，買了一個杯子。", tags: ["旅行"], at: "2026-11-01 10:00")
+        _ = try Self.page(diary, "日常", "今天很平凡。", tags: ["日常"], at: "2026-11-02 10:00")
+        _ = try Self.page(diary, "又一天", "讀書，散步。", tags: ["日常"], at: "2026-11-03 10:00")
+        let film = try diary.draft("去了電影院，看了一部電影，買了一個爆米花。", at: moment("2026-11-20 18:00"))
+        let entry = try diary.store.entry(id: film)
+        let picks = try Recall(store: diary.store).recollections(for: Recall.Moment(entry, said: []))
+        #expect(!picks.contains { $0.entryId == tokyo }, "\(picks.map(\.matched))")
+        #expect(Recall.isFunctionTerm("去了") && Recall.isFunctionTerm("了一") && Recall.isFunctionTerm("一個") && Recall.isFunctionTerm("the"))
+        #expect(!Recall.isFunctionTerm("東京") && !Recall.isFunctionTerm("咖啡") && !Recall.isFunctionTerm("coffee"))
     }
 }

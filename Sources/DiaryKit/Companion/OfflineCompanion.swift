@@ -78,7 +78,10 @@ package struct OfflineCompanion: ChatProvider {
         if let note = entry.note, let echo = Self.echo(note) {
             parts.append(english ? "You wrote “\(echo)”." : "你寫下「\(echo)」。")
         }
-        if let memory = request.memories.first, let line = Self.remembered(memory, english: english) { parts.append(line) }
+        if let memory = request.memories.first,
+           let line = Self.remembered(memory, today: Timestamps.localDate(entry.occurredAt, zone: entry.zone), english: english) {
+            parts.append(line)
+        }
         parts.append(Voice(persona: request.persona, language: request.language).opening)
         let text = parts.joined(separator: english ? " " : "")
         onText(text)
@@ -208,8 +211,10 @@ package struct OfflineCompanion: ChatProvider {
 
     /// The first clause of what was said, trimmed to something short enough to repeat back.
     /// One sentence naming the day and title of an earlier page; nil for an untitled one.
-    static func remembered(_ memory: Recollection, english: Bool) -> String? {
+    static func remembered(_ memory: Recollection, today: String, english: Bool) -> String? {
         guard let title = memory.title, !title.isEmpty else { return nil }
+        // A page of the same day is not a memory of another day.
+        if memory.day == today { return english ? "Earlier today you wrote “\(title)”." : "你今天稍早也寫過〈\(title)〉。" }
         let parts = memory.day.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3 else { return nil }
         if english {

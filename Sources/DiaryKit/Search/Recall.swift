@@ -98,7 +98,7 @@ public struct Recall: Sendable {
         var written: [String: String] = [:]
         var order: [String] = []
         for (text, weight) in moment.texts {
-            for (term, words) in terms(text) where term.count >= 2 {
+            for (term, words) in terms(text) where term.count >= 2 && !isFunctionTerm(term) {
                 if weights[term] == nil { order.append(term) }
                 weights[term] = max(weights[term] ?? 0, weight)
                 if written[term] == nil { written[term] = words }
@@ -174,6 +174,21 @@ public struct Recall: Sendable {
             picks.append(pick)
         }
         return Array(picks.sorted { ($0.score, $0.day) > ($1.score, $1.day) }.prefix(limit))
+    }
+
+    /// Characters that carry grammar, not a subject (了, 的, 一, 個 …): a two-character term
+    /// with one of them (去了, 了一, 一個) is how a sentence is put, and never makes a pick,
+    /// whatever the diary's size. In a small diary the "too common" rule cannot see that.
+    private static let functionCharacters: Set<Character> = Set("了的一個是在有也就都和與及或著过過把被讓让給给很再又還还並并這这那嗎吗呢吧啊")
+    /// English words of the same kind.
+    private static let functionWords: Set<String> = ["the", "and", "with", "was", "were", "are", "for", "that", "this", "then",
+                                                     "from", "have", "had", "has", "but", "not", "you", "she", "her", "his",
+                                                     "him", "they", "them", "our", "its", "into", "onto", "went", "got"]
+
+    /// True when the term says how, not what.
+    static func isFunctionTerm(_ term: String) -> Bool {
+        if functionWords.contains(term) { return true }
+        return term.count == 2 && term.unicodeScalars.allSatisfy { $0.value >= 0x3400 } && term.contains(where: functionCharacters.contains)
     }
 
     /// A term as an FTS5 string: it matches that token and nothing else.
