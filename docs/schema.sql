@@ -4,7 +4,7 @@
 -- docs/ARCHITECTURE.md says what each table is for. The sync server's schema is the SQL that
 -- 'diary-sync server-init --print-sql' prints.
 --
--- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts, v15-page-vectors, v16-recalled-titles-unindexed
+-- Migrations: v1-entries-messages-tags-outbox, v2-voice-memos-chat-digest-device-settings, v3-moment-order-bigram-search, v4-conflicts-thumbnails, v5-sync-tag-removals-dead-letters-media-transfers, v6-one-context-shape, v7-star-trash-order-history, v8-pulled-rejects, v9-searchable-place-names, v10-file-attachments, v11-journals-tag-spellings-media-anchors, v12-live-entry-days-by-id, v13-reflections, v14-tag-day-counts, v15-page-vectors, v16-recalled-titles-unindexed, v17-reflections-counted-once
 
 CREATE TABLE entry (
     moment_key INTEGER PRIMARY KEY,
@@ -237,39 +237,6 @@ CREATE TABLE tag_day (
     PRIMARY KEY (tag_id, local_date)
 ) WITHOUT ROWID;
 
-CREATE TRIGGER tag_day_link_added AFTER INSERT ON entry_tag
-    WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = NEW.entry_id)
-BEGIN
-    INSERT INTO tag_day (tag_id, local_date, n) SELECT NEW.tag_id, local_date, 1 FROM entry WHERE id = NEW.entry_id
-        ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
-END;
-
-CREATE TRIGGER tag_day_link_removed AFTER DELETE ON entry_tag
-    WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL FROM entry WHERE id = OLD.entry_id)
-BEGIN
-    UPDATE tag_day SET n = n - 1
-    WHERE tag_id = OLD.tag_id AND local_date = (SELECT local_date FROM entry WHERE id = OLD.entry_id);
-END;
-
-CREATE TRIGGER tag_day_entry_moved AFTER UPDATE OF local_date, deleted_at, trashed_at ON entry
-    WHEN OLD.local_date IS NOT NEW.local_date
-      OR (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL) != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL)
-BEGIN
-    UPDATE tag_day SET n = n - 1
-    WHERE OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND local_date = OLD.local_date
-      AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
-    INSERT INTO tag_day (tag_id, local_date, n) SELECT tag_id, NEW.local_date, 1 FROM entry_tag
-        WHERE entry_id = NEW.id AND NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL
-        ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
-END;
-
-CREATE TRIGGER tag_day_entry_removed BEFORE DELETE ON entry
-    WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL
-BEGIN
-    UPDATE tag_day SET n = n - 1
-    WHERE local_date = OLD.local_date AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
-END;
-
 CREATE TABLE page_vector (
     entry_id TEXT PRIMARY KEY REFERENCES entry(id) ON DELETE CASCADE,
     model TEXT NOT NULL,
@@ -282,5 +249,39 @@ WHEN OLD.title IS NOT NEW.title OR OLD.summary IS NOT NEW.summary OR OLD.note IS
   OR OLD.deleted_at IS NOT NEW.deleted_at
 BEGIN
     DELETE FROM page_vector WHERE entry_id = NEW.id;
+END;
+
+CREATE TRIGGER tag_day_link_added AFTER INSERT ON entry_tag
+    WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL AND reflection IS NULL FROM entry WHERE id = NEW.entry_id)
+BEGIN
+    INSERT INTO tag_day (tag_id, local_date, n) SELECT NEW.tag_id, local_date, 1 FROM entry WHERE id = NEW.entry_id
+        ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER tag_day_link_removed AFTER DELETE ON entry_tag
+    WHEN (SELECT deleted_at IS NULL AND trashed_at IS NULL AND reflection IS NULL FROM entry WHERE id = OLD.entry_id)
+BEGIN
+    UPDATE tag_day SET n = n - 1
+    WHERE tag_id = OLD.tag_id AND local_date = (SELECT local_date FROM entry WHERE id = OLD.entry_id);
+END;
+
+CREATE TRIGGER tag_day_entry_moved AFTER UPDATE OF local_date, deleted_at, trashed_at, reflection ON entry
+    WHEN OLD.local_date IS NOT NEW.local_date
+      OR (OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND OLD.reflection IS NULL)
+         != (NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL AND NEW.reflection IS NULL)
+BEGIN
+    UPDATE tag_day SET n = n - 1
+    WHERE OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND OLD.reflection IS NULL AND local_date = OLD.local_date
+      AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
+    INSERT INTO tag_day (tag_id, local_date, n) SELECT tag_id, NEW.local_date, 1 FROM entry_tag
+        WHERE entry_id = NEW.id AND NEW.deleted_at IS NULL AND NEW.trashed_at IS NULL AND NEW.reflection IS NULL
+        ON CONFLICT (tag_id, local_date) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER tag_day_entry_removed BEFORE DELETE ON entry
+    WHEN OLD.deleted_at IS NULL AND OLD.trashed_at IS NULL AND OLD.reflection IS NULL
+BEGIN
+    UPDATE tag_day SET n = n - 1
+    WHERE local_date = OLD.local_date AND tag_id IN (SELECT tag_id FROM entry_tag WHERE entry_id = OLD.id);
 END;
 

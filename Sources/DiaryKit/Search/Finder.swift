@@ -138,7 +138,11 @@ public struct Finder: Sendable {
         request.on = nil
         request.from = Timestamps.day(grid.year, grid.month, 1)
         request.to = Timestamps.day(grid.year, grid.month, grid.length)
-        let counted = try filter(request).map { try engine.dayCounts($0) } ?? []
+        var counted: [DayCount] = []
+        if var filter = try filter(request) {
+            filter.writtenMomentsOnly = true
+            counted = try engine.dayCounts(filter)
+        }
         let byDay = Dictionary(counted.map { ($0.day, $0.count) }, uniquingKeysWith: +)
         let days = grid.days.map { DayCount(day: $0, count: byDay[$0] ?? 0) }
         return MonthCounts(year: grid.year, month: grid.month, days: days, firstWeekday: grid.firstWeekday)

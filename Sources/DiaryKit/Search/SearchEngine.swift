@@ -63,8 +63,9 @@ struct SearchEngine: Sendable {
         try store.query { reader in
             guard let tags = try TagIds(reader, filter), !names.isEmpty else { return [] }
             let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
-            // Only days narrow it: the counts the store keeps per tag and day answer alone.
-            if filter.allTags.isEmpty && filter.anyTags.isEmpty && filter.notTags.isEmpty && !filter.starredOnly && !filter.inTrash
+            // Only days narrow it: the counts the store keeps per tag and day (of written
+            // moments: no reflections) answer alone.
+            if filter.writtenMomentsOnly && filter.allTags.isEmpty && filter.anyTags.isEmpty && filter.notTags.isEmpty && !filter.starredOnly && !filter.inTrash
                 && !filter.reflectionsOnly && filter.monthDays.isEmpty && filter.statuses.isEmpty {
                 let day = monthly ? "substr(d.local_date, 1, 7)" : "d.local_date"
                 var bounds = ""
@@ -299,7 +300,7 @@ struct SearchEngine: Sendable {
             // The same words as the partial indexes over live entries, so SQLite can use them.
             add(filter.inTrash ? "e.deleted_at IS NULL AND e.trashed_at IS NOT NULL" : "e.deleted_at IS NULL AND e.trashed_at IS NULL")
             if filter.starredOnly { add("e.starred = 1") }
-            if filter.reflectionsOnly { add("e.reflection IS NOT NULL") }
+            if filter.reflectionsOnly { add("e.reflection IS NOT NULL") } else if filter.writtenMomentsOnly { add("e.reflection IS NULL") }
             for tag in tags.all {
                 add("EXISTS (SELECT 1 FROM entry_tag et WHERE et.entry_id = e.id AND et.tag_id = ?)", [.text(tag)])
             }

@@ -19,6 +19,9 @@ package struct EntryFilter: Sendable {
     package var starredOnly = false
     /// Only reflection pages (`diary-save --reflect`).
     package var reflectionsOnly = false
+    /// Only the written moments: reflections (which look back on them, tagged with their
+    /// feelings) left out, so that counts per day and over time count each moment once.
+    package var writtenMomentsOnly = false
     /// The pages in the trash (which have no words in the index) instead of the others.
     package var inTrash = false
     package var order: EntryOrder = .occurred

@@ -31,7 +31,8 @@ extension Finder {
     public func trend(by period: TrendPeriod, _ request: FindRequest, language: Language) throws -> [TrendPoint] {
         var request = request
         request.keywords = nil
-        guard let filter = try filter(request) else { return [] }
+        guard var filter = try filter(request) else { return [] }
+        filter.writtenMomentsOnly = true
         let names = try store.tags.uses().map(\.name)
         let feelings = Dictionary(uniqueKeysWithValues: names.compactMap { name in Lexicon.feeling(ofTag: name, language: language).map { (name, $0) } })
         guard !feelings.isEmpty else { return [] }

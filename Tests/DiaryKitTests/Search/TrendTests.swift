@@ -41,6 +41,31 @@ import Testing
         #expect(try finder.trend(by: .day, FindRequest(), language: .en).count == 61, "3 September to 2 November, the last feeling")
     }
 
+    @Test func aReflectionDoesNotCountTheFeelingsAgain() throws {
+        let diary = try TestDiary()
+        let relaxed = try diary.page("p", tags: ["放鬆"], at: moment("2026-11-02 10:00"))
+        let tired = try diary.page("p", tags: ["疲憊"], at: moment("2026-11-10 10:00"))
+        let finder = Finder(store: diary.store)
+        let before = try finder.trend(by: .month, FindRequest(), language: .zhHant)
+        let calendarBefore = try finder.calendar(month: "2026-11", FindRequest())
+        // The month's reflection, tagged with the feelings it looks back on, on the month's last day.
+        _ = try diary.store.saveReflection(Reflection(period: "2026-11", from: "2026-11-01", to: "2026-11-30", cites: [relaxed, tired]),
+                                           title: "十一月", summary: "放鬆，也有點疲憊。", tags: ["回顧", "放鬆", "疲憊"],
+                                           occurredAt: moment("2026-11-30 21:00"), timeZone: TimeZone(identifier: "Asia/Taipei")!,
+                                           persona: "warm", provider: "offline")
+        let after = try finder.trend(by: .month, FindRequest(), language: .zhHant)
+        #expect(after.map(\.total) == before.map(\.total) && after.first?.feelings.map(\.count) == [1, 1], "\(after.map(\.feelings))")
+        var narrowed = FindRequest()
+        narrowed.from = "2026-11-01"
+        narrowed.anyTags = ["放鬆", "疲憊"]
+        #expect(try finder.trend(by: .month, narrowed, language: .zhHant).map(\.total) == [2], "the other way of counting too")
+        #expect(try finder.calendar(month: "2026-11", FindRequest()).days.map(\.count) == calendarBefore.days.map(\.count),
+                "the calendar counts written moments")
+        var reflections = FindRequest()
+        reflections.reflectionsOnly = true
+        #expect(try finder.find(reflections).hits.count == 1, "the reflection is still a page of its own")
+    }
+
     @Test func weeksAndMonthsAreTheCalendarsOwn() {
         #expect(Finder.period(of: "2026-12-31", .week) == "2026-W53" && Finder.period(of: "2027-01-01", .week) == "2026-W53")
         #expect(Finder.period(of: "2024-12-30", .week) == "2025-W01" && Finder.firstDay(of: "2025-W01", .week) == "2024-12-30")

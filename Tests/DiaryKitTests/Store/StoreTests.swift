@@ -13,7 +13,7 @@ import Testing
             "v4-conflicts-thumbnails", "v5-sync-tag-removals-dead-letters-media-transfers", "v6-one-context-shape",
             "v7-star-trash-order-history", "v8-pulled-rejects", "v9-searchable-place-names", "v10-file-attachments",
             "v11-journals-tag-spellings-media-anchors", "v12-live-entry-days-by-id", "v13-reflections", "v14-tag-day-counts",
-            "v15-page-vectors", "v16-recalled-titles-unindexed",
+            "v15-page-vectors", "v16-recalled-titles-unindexed", "v17-reflections-counted-once",
         ])
         #expect(Schema.migrationIdentifier("v03-moment-order-bigram-search.sql") == "v3-moment-order-bigram-search")
         let diary = try TestDiary()
