@@ -1102,7 +1102,8 @@ DECLARE
     applied text;
     results jsonb := '[]';
     -- The highest items-key number of a sealed account; NULL for an account in clear.
-    sealed_keys int := (SELECT k.items_keys FROM diary.key_envelope k WHERE k.user_id = uid);
+    sealed_keys int;
+    being_sealed boolean;
     problem text;
     clock_ms bigint;
 BEGIN
@@ -1117,9 +1118,11 @@ BEGIN
         RAISE EXCEPTION 'no diary account for this login' USING ERRCODE = '42501';
     END IF;
     start_seq := seq;
-    -- An account being sealed (diary-sync encrypt on one of its devices) takes nothing until
-    -- that is done: every change waits on its device, named.
-    IF EXISTS (SELECT 1 FROM diary.key_envelope k WHERE k.user_id = uid AND k.sealing) THEN
+    -- Read under the lock, which begin_sealing and finish_sealing take too: the account's
+    -- state cannot change during this push. One being sealed (diary-sync encrypt on one of
+    -- its devices) takes nothing until that is done: every change waits on its device, named.
+    SELECT k.items_keys, k.sealing INTO sealed_keys, being_sealed FROM diary.key_envelope k WHERE k.user_id = uid;
+    IF being_sealed THEN
         RETURN jsonb_build_object('results', (SELECT coalesce(jsonb_agg(jsonb_build_object('key', b.value->>'key', 'status', 'rejected',
                                                                                            'error', 'sealing')), '[]')
                                                 FROM jsonb_array_elements(batch) b),
@@ -1203,16 +1206,19 @@ BEGIN
             END IF;
             IF sealed_keys IS NULL THEN
                 clock_ms := diary.record_clock_ms(rec);
-            ELSE
-                problem := CASE WHEN rec->>'kind' = 'setting' THEN diary.unsealed_setting_field(rec, sealed_keys)
-                                ELSE diary.unsealed_entry_field(rec, sealed_keys) END;
+            ELSIF rec->>'kind' = 'setting' THEN
+                problem := diary.unsealed_setting_field(rec, sealed_keys);
                 IF problem IS NOT NULL THEN
                     RAISE EXCEPTION 'a sealed record not as devices write it: %', problem USING ERRCODE = '22023';
                 END IF;
-                clock_ms := CASE WHEN rec->>'kind' = 'setting' THEN diary.hlc_ms(rec->>'hlc')
-                                 ELSE diary.sealed_batch_newest(jsonb_build_array(jsonb_build_object('record', rec)), sealed_keys) END;
+                clock_ms := diary.hlc_ms(rec->>'hlc');
+            ELSE
+                -- The batch's one pass checks the entry and finds its newest clock; the
+                -- record-by-record check runs only to name what is wrong.
+                clock_ms := diary.sealed_batch_newest(jsonb_build_array(jsonb_build_object('record', rec)), sealed_keys);
                 IF clock_ms IS NULL THEN
-                    RAISE EXCEPTION 'a sealed record not as devices write it' USING ERRCODE = '22023';
+                    RAISE EXCEPTION 'a sealed record not as devices write it: %',
+                        coalesce(diary.unsealed_entry_field(rec, sealed_keys), 'form') USING ERRCODE = '22023';
                 END IF;
             END IF;
             IF clock_ms > horizon THEN

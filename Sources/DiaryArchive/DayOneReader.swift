@@ -31,7 +31,7 @@ struct JournalReader {
     }
 
     mutating func read(_ bytes: [UInt8], member: String) throws -> [EntryRecord] {
-        guard let json = JSON.parse(Data(Jrnl.withoutByteOrderMark(bytes))), case .object = json else {
+        guard let json = JSON.parse(file: bytes), case .object = json else {
             throw ArchiveError.invalidRecord(member: member, line: 1, field: nil)
         }
         guard let entries = json["entries"]?.arrayValue else {

@@ -24,20 +24,13 @@ package enum Jrnl {
     static func isJSONObject(_ prefix: [UInt8]) -> Bool { firstVisibleByte(prefix) == UInt8(ascii: "{") }
 
     /// The first byte that is not JSON's white space, after a UTF-8 byte order mark if any.
-    static func firstVisibleByte(_ bytes: [UInt8]) -> UInt8? { withoutByteOrderMark(bytes).first { ![0x20, 0x09, 0x0a, 0x0d].contains($0) } }
-
-    /// The bytes after a leading UTF-8 byte order mark (EF BB BF), which editors on some
-    /// systems write at the start of a JSON file; JSON itself has none (RFC 8259 lets a
-    /// reader ignore it).
-    static func withoutByteOrderMark(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
-        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-    }
+    static func firstVisibleByte(_ bytes: [UInt8]) -> UInt8? { JSON.withoutByteOrderMark(bytes).first { ![0x20, 0x09, 0x0a, 0x0d].contains($0) } }
 
     /// The pages of a jrnl JSON export, their times read in `zone`. Ids come from the
     /// entry's date, time, title and body, and the clock from its time, so importing the
     /// same export again changes nothing; an entry changed in jrnl comes in as a new page.
     static func records(_ bytes: [UInt8], zone: TimeZone, now: Date = Date()) throws -> [EntryRecord] {
-        guard let json = JSON.parse(Data(withoutByteOrderMark(bytes))), case .object = json else {
+        guard let json = JSON.parse(file: bytes), case .object = json else {
             throw ArchiveError.invalidRecord(member: member, line: 1, field: nil)
         }
         guard let entries = json["entries"]?.arrayValue else {

@@ -160,6 +160,15 @@ public indirect enum JSON: Sendable, Equatable {
         var parser = JSONParser(bytes: [UInt8](data))
         return parser.parseDocument()
     }
+
+    /// Reads a JSON file another program wrote: as `parse`, after a leading UTF-8 byte order
+    /// mark if there is one (editors on some systems write it; RFC 8259 lets a reader ignore it).
+    public static func parse(file bytes: [UInt8]) -> JSON? { parse(Data(withoutByteOrderMark(bytes))) }
+
+    /// The bytes after a leading UTF-8 byte order mark (EF BB BF).
+    public static func withoutByteOrderMark(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+    }
 }
 
 // A strict RFC 8259 reader: we need to tell people precisely when a line is not JSON,
